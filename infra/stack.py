@@ -1,0 +1,269 @@
+"""The local stack: a Prefect server, an MLflow tracking server and a SeaweedFS S3 store, on loopback.
+
+    postgame up      # start (idempotent), health-checked, logs under $POSTGAME_HOME/logs
+    postgame status  # URLs and health (--json)
+    postgame down    # stop every process it started
+
+Each service runs in its own process group so that `down` leaves nothing behind. Its pid and URL are recorded in
+`$POSTGAME_HOME/stack.json`, which is how other commands find the stack.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from postgame.config import Config
+from postgame.errors import StackError
+from postgame.runtime import EMBEDDED_S3_KEY, EMBEDDED_S3_SECRET, running_stack, stack_state_file
+
+SERVICES = ("s3", "mlflow", "prefect")
+WEED_PORT_FLAGS = ("master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
+                   "filer.port.grpc", "s3.port.grpc")
+
+
+@dataclass
+class ServiceSpec:
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    url: str
+    health_url: str
+    ports: dict[str, int]
+    ui: str = ""
+
+
+@dataclass
+class ServiceStatus:
+    name: str
+    url: str
+    healthy: bool
+    pid: int | None = None
+    ui: str = ""
+    detail: str = ""
+
+
+@dataclass
+class StackStatus:
+    running: bool
+    home: str
+    services: dict[str, ServiceStatus] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"running": self.running, "home": self.home,
+                "services": {k: asdict(v) for k, v in self.services.items()}}
+
+
+def _bin(name: str) -> str:
+    candidate = Path(sys.executable).parent / name
+    return str(candidate) if candidate.exists() else name
+
+
+def service_specs(cfg: Config) -> dict[str, ServiceSpec]:
+    """The command lines of the three services, all data under cfg.home."""
+    s, home, host = cfg.stack, cfg.home, cfg.stack.host
+    base_env = {"PYTHONUNBUFFERED": "1"}
+    weed_dir = home / "seaweedfs"
+    weed_ports = {flag: s.weed_port_base + i for i, flag in enumerate(WEED_PORT_FLAGS)}
+    s3 = ServiceSpec(
+        name="s3",
+        argv=[_bin("weed"), "server", f"-dir={weed_dir}", f"-ip={host}", f"-ip.bind={host}",
+              *(f"-{flag}={port}" for flag, port in weed_ports.items()),
+              "-s3", f"-s3.port={s.s3_port}", "-s3.port.iceberg=0", "-s3.port.lance=0",
+              f"-s3.config={home / 'seaweedfs-s3.json'}", "-master.volumeSizeLimitMB=64", "-volume.max=50",
+              "-master.telemetry=false"],
+        env=base_env, url=f"http://{host}:{s.s3_port}", health_url=f"http://{host}:{s.s3_port}/healthz",
+        ports={"s3": s.s3_port, **weed_ports}, ui=f"http://{host}:{weed_ports['filer.port']}")
+    mlflow_dir = home / "mlflow"
+    mlflow = ServiceSpec(
+        name="mlflow",
+        argv=[_bin("mlflow"), "server", "--backend-store-uri", f"sqlite:///{mlflow_dir / 'mlflow.db'}",
+              "--artifacts-destination", str(mlflow_dir / "artifacts"), "--host", host, "--port", str(s.mlflow_port),
+              "--workers", "1"],
+        env={**base_env, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false", "MLFLOW_DISABLE_TELEMETRY": "true"},
+        url=f"http://{host}:{s.mlflow_port}", health_url=f"http://{host}:{s.mlflow_port}/health",
+        ports={"mlflow": s.mlflow_port}, ui=f"http://{host}:{s.mlflow_port}")
+    prefect_home = home / "prefect"
+    prefect = ServiceSpec(
+        name="prefect",
+        argv=[_bin("prefect"), "server", "start", "--host", host, "--port", str(s.prefect_port)],
+        env={**base_env, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_API_PORT": str(s.prefect_port),
+             "PREFECT_SERVER_API_HOST": host, "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+             "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{prefect_home / 'prefect.db'}",
+             "PREFECT_UI_API_URL": f"http://{host}:{s.prefect_port}/api"},
+        url=f"http://{host}:{s.prefect_port}", health_url=f"http://{host}:{s.prefect_port}/api/health",
+        ports={"prefect": s.prefect_port}, ui=f"http://{host}:{s.prefect_port}")
+    return {"s3": s3, "mlflow": mlflow, "prefect": prefect}
+
+
+def port_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def healthy(url: str, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - loopback URL built from config
+            return resp.status < 500
+    except urllib.error.HTTPError as exc:
+        return exc.code < 500
+    except (OSError, ValueError):
+        return False
+
+
+def _write_s3_identities(cfg: Config) -> None:
+    """SeaweedFS's S3 gateway accepts only these credentials (embedded defaults, or the configured ones)."""
+    key = cfg.store.access_key_id.get_secret_value() or os.environ.get("AWS_ACCESS_KEY_ID") or EMBEDDED_S3_KEY
+    secret = cfg.store.secret_access_key.get_secret_value() or os.environ.get("AWS_SECRET_ACCESS_KEY") or EMBEDDED_S3_SECRET
+    identities = {"identities": [{"name": "postgame", "credentials": [{"accessKey": key, "secretKey": secret}],
+                                  "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
+    path = cfg.home / "seaweedfs-s3.json"
+    path.write_text(json.dumps(identities))
+    path.chmod(0o600)
+
+
+def up(cfg: Config, *, log=print, only: tuple[str, ...] = SERVICES) -> StackStatus:
+    """Start the services (all, or `only` some); wait until every one is healthy. Idempotent."""
+    specs = {name: spec for name, spec in service_specs(cfg).items() if name in only}
+    current = running_stack(cfg)
+    if current and set(current["services"]) == set(specs) and all(healthy(s.health_url) for s in specs.values()):
+        log(f"stack already running (home {cfg.home})")
+        return status(cfg)
+    if current or stack_state_file(cfg).exists():  # half-alive stack from an earlier run: stop it first
+        down(cfg, log=lambda *_: None)
+    for spec in specs.values():
+        for label, port in spec.ports.items():
+            if not port_free(cfg.stack.host, port):
+                raise StackError(
+                    f"port {port} on {cfg.stack.host} ({spec.name} {label}) is already in use by another process: "
+                    f"free it or set stack.{_port_key(spec.name, label)} in postgame.yaml")
+    logs = cfg.home / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    (cfg.home / "seaweedfs").mkdir(parents=True, exist_ok=True)
+    (cfg.home / "mlflow" / "artifacts").mkdir(parents=True, exist_ok=True)
+    (cfg.home / "prefect").mkdir(parents=True, exist_ok=True)
+    _write_s3_identities(cfg)
+    state = {"home": str(cfg.home), "services": {}}
+    child_env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLFLOW_"))}
+    for spec in specs.values():
+        out = open(logs / f"{spec.name}.log", "ab")
+        proc = subprocess.Popen(spec.argv, env={**child_env, **spec.env}, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, cwd=cfg.home, start_new_session=True)
+        out.close()
+        state["services"][spec.name] = {"pid": proc.pid, "url": spec.url, "ui": spec.ui, "argv": spec.argv}
+    stack_state_file(cfg).write_text(json.dumps(state, indent=2))
+    deadline = time.monotonic() + cfg.stack.start_timeout_s
+    pending = dict(specs)
+    while pending and time.monotonic() < deadline:
+        for name, spec in list(pending.items()):
+            pid = state["services"][name]["pid"]
+            if not _alive(pid):
+                down(cfg, log=lambda *_: None)
+                raise StackError(f"{name} exited during start; see {logs / (name + '.log')}")
+            if healthy(spec.health_url):
+                log(f"{name:8s} up   {spec.url}")
+                del pending[name]
+        time.sleep(0.5)
+    if pending:
+        down(cfg, log=lambda *_: None)
+        names = ", ".join(pending)
+        raise StackError(f"{names} not healthy after {cfg.stack.start_timeout_s:.0f}s; see logs under {logs}")
+    return status(cfg)
+
+
+def _port_key(service: str, label: str) -> str:
+    return {"s3": "s3_port", "mlflow": "mlflow_port", "prefect": "prefect_port"}.get(label, "weed_port_base")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie of ours is not alive
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def down(cfg: Config, *, log=print, grace_s: float = 15.0) -> None:
+    """Stop every process group the stack started (TERM, then KILL after grace_s)."""
+    path = stack_state_file(cfg)
+    if not path.exists():
+        log("stack not running")
+        return
+    state = json.loads(path.read_text())
+    pids = [svc["pid"] for svc in state.get("services", {}).values() if svc.get("pid")]
+    for pid in pids:
+        try:
+            os.killpg(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and any(_group_alive(pid) for pid in pids):
+        _reap(pids)
+        time.sleep(0.2)
+    for pid in pids:
+        if _group_alive(pid):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    _reap(pids)
+    path.unlink(missing_ok=True)
+    log("stack stopped")
+
+
+def _reap(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    # A group whose only members are zombies is gone for our purposes.
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().split(")")[-1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def status(cfg: Config) -> StackStatus:
+    state = running_stack(cfg)
+    recorded = (state or {}).get("services", {})
+    specs = {n: s for n, s in service_specs(cfg).items() if not state or n in recorded}
+    result = StackStatus(running=bool(state), home=str(cfg.home))
+    for name, spec in specs.items():
+        ok = bool(state) and healthy(spec.health_url)
+        result.services[name] = ServiceStatus(name=name, url=spec.url, healthy=ok, ui=spec.ui,
+                                              pid=recorded.get(name, {}).get("pid"),
+                                              detail="" if state else "not started (postgame up)")
+    result.running = bool(state) and all(s.healthy for s in result.services.values())
+    return result

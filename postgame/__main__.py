@@ -1,0 +1,5 @@
+"""`python -m postgame` is the `postgame` command."""
+
+from postgame.cli import main
+
+main()

@@ -1,0 +1,227 @@
+"""One typed config for every stage, loaded from one YAML file with env overrides.
+
+Where it comes from, first match wins: `--config FILE`, `$POSTGAME_CONFIG`, `./postgame.yaml`, built-in defaults.
+Env overrides: `POSTGAME_<SECTION>__<KEY>=value` (e.g. `POSTGAME_EVAL__TIMEOUT_S=30`); values are parsed as YAML.
+All state lives under `home` (`$POSTGAME_HOME`, default `./.postgame`).
+
+Unknown keys and bad values fail at load with a `ConfigError` naming the key, the value and what is allowed.
+Importing this module has no side effects: nothing is created until a command asks for it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from evals.factory.settings import FactorySettings
+from evals.harness.settings import HarnessSettings
+from postgame.errors import ConfigError
+from postgame.ingest.settings import IngestSettings
+from postgame.validate.settings import ValidateSettings
+
+ENV_PREFIX = "POSTGAME_"
+RESERVED_ENV = {"POSTGAME_HOME", "POSTGAME_CONFIG"}
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StackSettings(_Section):
+    """The local stack that `postgame up` starts. Loopback only unless `host` says otherwise."""
+
+    host: str = Field("127.0.0.1", description="Interface every service binds to.")
+    prefect_port: int = Field(4200, ge=1, le=65535)
+    mlflow_port: int = Field(5000, ge=1, le=65535)
+    s3_port: int = Field(8333, ge=1, le=65535)
+    weed_port_base: int = Field(19330, ge=1024, le=65500,
+                                description="SeaweedFS's internal ports: this one and the next 6 (master, volume, "
+                                            "filer, each with its gRPC port, and the S3 gRPC port).")
+    start_timeout_s: float = Field(90.0, gt=0)
+
+
+class StoreSettings(_Section):
+    """The object store holding logs, snapshots and task environments.
+
+    `uri` is `s3://bucket` (SeaweedFS of the stack or any S3) or a folder path. Empty = `s3://postgame` when the stack
+    runs, else the folder `<home>/store`. Credentials come from env (`AWS_ACCESS_KEY_ID`, ...) or these keys; they are
+    never logged.
+    """
+
+    uri: str = ""
+    endpoint_url: str = Field("", description="S3 endpoint; empty = the local stack's SeaweedFS.")
+    access_key_id: SecretStr = Field(SecretStr(""), description="Prefer AWS_ACCESS_KEY_ID in the environment.")
+    secret_access_key: SecretStr = Field(SecretStr(""), description="Prefer AWS_SECRET_ACCESS_KEY in the environment.")
+    region: str = "us-east-1"
+
+
+class TrackingSettings(_Section):
+    """MLflow. Empty `tracking_uri` = the stack's server when it runs, else `sqlite:///<home>/mlflow.db`."""
+
+    tracking_uri: str = ""
+    experiment: str = "postgame"
+    registered_model: str = "postgame-policy"
+
+
+class PolicySettings(_Section):
+    """The policy. Default: a tiny Qwen2 built from a transformers config with a locally trained tokenizer."""
+
+    base_model: str = Field("", description="A local checkpoint folder to start from; empty = build the embedded one.")
+    engine: Literal["transformers", "vllm"] = Field("transformers", description="vllm needs GPUs: pip install "
+                                                                                "'postgame[gpu]'.")
+    hidden_size: int = Field(64, gt=0)
+    num_layers: int = Field(2, gt=0)
+    num_heads: int = Field(4, gt=0)
+    vocab_size: int = Field(2048, ge=300)
+    max_position_embeddings: int = Field(4096, gt=0)
+    max_prompt_tokens: int = Field(2048, gt=0, description="Longer prompts are truncated (left side kept).")
+    max_new_tokens: int = Field(96, gt=0)
+    temperature: float = Field(1.0, gt=0)
+    seed: int = 0
+
+
+class CurateSettings(_Section):
+    min_records: int = Field(1, ge=0, description="Fewer curated examples stop the cycle with DataValidationError.")
+    max_examples: int = Field(512, gt=0)
+
+
+class TrainSettings(_Section):
+    """One training run per cycle. `auto` = SFT when the curated set has accepted patches, else GRPO."""
+
+    method: Literal["auto", "grpo", "sft"] = "auto"
+    max_steps: int = Field(2, gt=0)
+    learning_rate: float = Field(5e-4, gt=0)
+    batch_size: int = Field(4, gt=0, description="Per-device batch; for GRPO a multiple of num_generations.")
+    num_generations: int = Field(4, ge=2, description="GRPO completions per prompt.")
+    kl_beta: float = Field(0.0, ge=0, description="GRPO KL coefficient (0 = no reference model, as in TRL's default).")
+    max_prompts: int = Field(8, gt=0, description="Prompts per cycle for GRPO (each costs num_generations gradings).")
+    use_gpu: bool = False
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _batch_fits_generations(self) -> "TrainSettings":
+        if self.batch_size % self.num_generations:
+            raise ValueError(f"train.batch_size={self.batch_size} must be a multiple of "
+                             f"train.num_generations={self.num_generations}")
+        return self
+
+
+class PromoteSettings(_Section):
+    metric: Literal["resolved_rate", "mean_reward"] = Field(
+        "resolved_rate", description="Metric on the eval split the candidate must beat the champion on.")
+    min_improvement: float = Field(0.0, ge=0, description="Candidate must beat the champion by more than this.")
+    max_error_rate: float = Field(0.2, ge=0, le=1, description="More infrastructure errors than this: never promote.")
+    eval_split: str = Field("eval", description="Task split candidates and champion are compared on.")
+    eval_instances: int = Field(12, gt=0, description="Instances of the split evaluated per cycle (first N by id).")
+
+
+class CostSettings(_Section):
+    usd_per_cpu_hour: float = Field(0.05, ge=0, description="Price of one core-hour, for intelligence per dollar.")
+
+
+class Config(_Section):
+    home: Path = Field(Path(".postgame"), description="All state: servers' data, logs, caches, outputs.")
+    stack: StackSettings = StackSettings()
+    store: StoreSettings = StoreSettings()
+    tracking: TrackingSettings = TrackingSettings()
+    ingest: IngestSettings = IngestSettings()
+    validate_: ValidateSettings = Field(ValidateSettings(), alias="validate")
+    curate: CurateSettings = CurateSettings()
+    policy: PolicySettings = PolicySettings()
+    train: TrainSettings = TrainSettings()
+    eval: HarnessSettings = HarnessSettings()
+    tasks: FactorySettings = FactorySettings()
+    promote: PromoteSettings = PromoteSettings()
+    cost: CostSettings = CostSettings()
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @property
+    def validate_settings(self) -> ValidateSettings:
+        return self.validate_
+
+
+def _set_path(data: dict[str, Any], dotted: list[str], value: Any) -> None:
+    node = data
+    for part in dotted[:-1]:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"config error: {'.'.join(dotted)} overrides a non-section value")
+    node[dotted[-1]] = value
+
+
+def _env_overrides(env: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, raw in sorted(env.items()):
+        if not name.startswith(ENV_PREFIX) or name in RESERVED_ENV:
+            continue
+        path = [p.lower() for p in name[len(ENV_PREFIX):].split("__")]
+        if len(path) < 2 or not all(path):
+            continue  # not an override (e.g. POSTGAME_SOMETHING of another tool); overrides are SECTION__KEY
+        try:
+            value = yaml.safe_load(raw) if raw != "" else ""
+        except yaml.YAMLError:
+            value = raw
+        _set_path(out, path, value)
+    return out
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _describe(err: dict[str, Any]) -> str:
+    key = ".".join(str(p) for p in err["loc"]).replace("validate_", "validate")
+    value = err.get("input")
+    if err["type"] == "extra_forbidden":
+        return f"config error: unknown key {key!r} (value {value!r}); check the spelling against postgame.yaml.example"
+    allowed = err["msg"]
+    ctx = err.get("ctx") or {}
+    if "expected" in ctx:
+        allowed = f"allowed: {ctx['expected']}"
+    return f"config error: {key} = {value!r}: {allowed}"
+
+
+def config_path(explicit: str | Path | None = None, env: dict[str, str] | None = None) -> Path | None:
+    env = os.environ if env is None else env
+    if explicit:
+        return Path(explicit)
+    if env.get("POSTGAME_CONFIG"):
+        return Path(env["POSTGAME_CONFIG"])
+    default = Path("postgame.yaml")
+    return default if default.exists() else None
+
+
+def load_config(path: str | Path | None = None, env: dict[str, str] | None = None) -> Config:
+    """Load, merge env overrides, validate. Raises ConfigError with one line naming key, value and rule."""
+    env = dict(os.environ if env is None else env)
+    data: dict[str, Any] = {}
+    file = config_path(path, env)
+    if file is not None:
+        if not file.exists():
+            raise ConfigError(f"config error: file {str(file)!r} does not exist")
+        try:
+            loaded = yaml.safe_load(file.read_text()) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config error: {file} is not valid YAML: {str(exc).splitlines()[0]}") from None
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"config error: {file} must hold a mapping of sections, got {type(loaded).__name__}")
+        data = loaded
+    data = _merge(data, _env_overrides(env))
+    if env.get("POSTGAME_HOME"):
+        data["home"] = env["POSTGAME_HOME"]
+    try:
+        cfg = Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc.errors()[0])) from None
+    return cfg.model_copy(update={"home": cfg.home.expanduser().absolute()})

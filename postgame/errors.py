@@ -1,0 +1,32 @@
+"""Named errors. Gates raise these; each carries what failed and where to look."""
+
+from __future__ import annotations
+
+
+class PostgameError(Exception):
+    """Base of every error postgame raises on purpose."""
+
+
+class ConfigError(PostgameError):
+    """A config key or value is wrong. The message names the key, the value and what is allowed."""
+
+
+class StackError(PostgameError):
+    """A local service could not start, or a port is taken."""
+
+
+class DataValidationError(PostgameError):
+    """A critical data expectation failed: the cycle stops before training."""
+
+    def __init__(self, message: str, failed: list[str] | None = None, docs_uri: str | None = None):
+        super().__init__(message)
+        self.failed = failed or []
+        self.docs_uri = docs_uri
+
+
+class EvalRegressionError(PostgameError):
+    """The candidate did worse than the gate allows."""
+
+
+class PromotionRejected(PostgameError):
+    """The promotion policy (or a reviewer) rejected the candidate."""
