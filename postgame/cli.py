@@ -87,7 +87,8 @@ def demo(sessions: int = typer.Option(48, help="Simulated production sessions be
     """The embedded default, end to end on a laptop CPU: stack, task world, production traffic, one cycle."""
     from flows.demo import run_demo
 
-    run_demo(runtime.current_config(), sessions=sessions, keep_up=keep_up)
+    run_demo(runtime.current_config(), sessions=sessions, keep_up=keep_up, config_path=runtime.config_path_arg(),
+             log=typer.echo)
 
 
 def _register_plugins() -> None:

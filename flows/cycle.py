@@ -1,0 +1,68 @@
+"""One continuous-training cycle, as in the diagram:
+
+    production logs (S3) → ingest → validate → curate → train (TRL) → evaluate (sandboxed) → promote (MLflow)
+
+Run it with `postgame cycle` (or `make demo` for the whole embedded world). With the local stack up (`postgame up`)
+the flow run appears in the Prefect UI and the model in the MLflow registry; without it, the same code runs
+in-process on Prefect's ephemeral API, a SQLite MLflow store and a folder as the object store.
+"""
+
+from __future__ import annotations
+
+from prefect import flow
+from prefect.runtime import flow_run
+
+from postgame.config import Config, load_config
+from tasks.curate import curate
+from tasks.evaluate import evaluate
+from tasks.ingest import ingest
+from tasks.promote import promote
+from tasks.report import CycleReport, open_cycle_run, report
+from tasks.train import train
+from tasks.validate import validate
+
+
+@flow(name="continuous-cycle", log_prints=True)
+def continuous_cycle(source: str | None = None, config_path: str | None = None) -> CycleReport:
+    cfg = load_config(config_path)
+    start = open_cycle_run(cfg, flow_run.get_id() or "local")
+    snapshot = ingest(cfg, source)
+    validation = validate(cfg, snapshot.snapshot_id, start.run_id)
+    dataset = curate(cfg, snapshot.snapshot_id)
+    candidate = train(cfg, dataset, start.run_id)
+    evaluation = evaluate(cfg, candidate)
+    promotion = promote(cfg, candidate, evaluation)
+    return report(cfg, start, snapshot, validation, dataset, candidate, evaluation, promotion, service_urls(cfg))
+
+
+def service_urls(cfg: Config) -> dict[str, str]:
+    from postgame.runtime import prefect_api_url, tracking_uri
+
+    urls = {"mlflow": tracking_uri(cfg)}
+    api = prefect_api_url(cfg)
+    if api:
+        urls["prefect"] = api.removesuffix("/api")
+    return urls
+
+
+def prefect_settings(cfg: Config) -> dict:
+    """Point Prefect at the stack's server, or at a private ephemeral one under home (never ~/.prefect)."""
+    from prefect.settings import (PREFECT_API_URL, PREFECT_HOME, PREFECT_SERVER_ALLOW_EPHEMERAL_MODE,
+                                  PREFECT_SERVER_ANALYTICS_ENABLED)
+
+    from postgame.runtime import prefect_api_url
+
+    api = prefect_api_url(cfg)
+    if api:
+        return {PREFECT_API_URL: api}
+    return {PREFECT_API_URL: None, PREFECT_HOME: str(cfg.home / "prefect-ephemeral"),
+            PREFECT_SERVER_ANALYTICS_ENABLED: False, PREFECT_SERVER_ALLOW_EPHEMERAL_MODE: True}
+
+
+def run_cycle(config_path: str | None = None, source: str | None = None) -> CycleReport:
+    """Run one cycle in this process against the stack (if up) or in-process. Returns the cycle report."""
+    from prefect.settings import temporary_settings
+
+    cfg = load_config(config_path)
+    with temporary_settings(updates=prefect_settings(cfg)):
+        return continuous_cycle(source=source, config_path=str(config_path) if config_path else None)

@@ -1,0 +1,148 @@
+"""The policy: a causal LM that reads a task prompt and answers with a patch.
+
+The embedded default is a tiny Qwen2 built from a transformers config, with a byte-level BPE tokenizer trained here
+with `tokenizers` on the seed projects' code: nothing is downloaded. A real deployment points `policy.base_model` at
+a local checkpoint folder instead and serves it with vLLM on GPUs (`policy.engine: vllm`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from postgame.config import Config, PolicySettings
+
+SEEDS_DIR = Path(__file__).resolve().parent.parent / "evals" / "seeds"
+SPECIAL_TOKENS = ["<|endoftext|>", "<|pad|>"]
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+
+
+def _tokenizer_corpus() -> list[str]:
+    """Code the policy will read and write: the seed projects and the answer format."""
+    from evals import prompts
+
+    texts = [p.read_text() for p in sorted(SEEDS_DIR.rglob("*.py"))]
+    texts += [prompts.PROMPT_TEMPLATE, prompts.ANSWER_FORMAT]
+    return texts
+
+
+def train_tokenizer(settings: PolicySettings):
+    """A byte-level BPE tokenizer trained on local code; deterministic for the same corpus."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=settings.vocab_size, special_tokens=SPECIAL_TOKENS,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train_from_iterator(_tokenizer_corpus(), trainer=trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|pad|>",
+                                   model_max_length=settings.max_position_embeddings, padding_side="left",
+                                   truncation_side="left")
+
+
+def build_base_policy(settings: PolicySettings, out_dir: Path) -> Path:
+    """Build the untrained embedded policy (config + tokenizer) into out_dir and return it."""
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    tokenizer = train_tokenizer(settings)
+    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=settings.hidden_size,
+                         intermediate_size=settings.hidden_size * 2, num_hidden_layers=settings.num_layers,
+                         num_attention_heads=settings.num_heads, num_key_value_heads=max(1, settings.num_heads // 2),
+                         max_position_embeddings=settings.max_position_embeddings, tie_word_embeddings=True,
+                         bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id,
+                         pad_token_id=tokenizer.pad_token_id)
+    torch.manual_seed(settings.seed)
+    model = Qwen2ForCausalLM(config)
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out_dir)
+    tokenizer.save_pretrained(out_dir)
+    return out_dir
+
+
+def base_policy_dir(cfg: Config) -> Path:
+    """The base checkpoint: `policy.base_model` if set, else the embedded one, built once under home."""
+    if cfg.policy.base_model:
+        return Path(cfg.policy.base_model)
+    path = cfg.home / "models" / "base"
+    if not (path / "config.json").exists():
+        build_base_policy(cfg.policy, path)
+    return path
+
+
+class Policy:
+    """A loaded checkpoint that turns prompts into completions (transformers on CPU, or vLLM on GPUs)."""
+
+    def __init__(self, path: Path, *, name: str, version: str, settings: PolicySettings):
+        self.path, self.name, self.version, self.settings = Path(path), name, version, settings
+        self._engine = None
+
+    def _load(self):
+        if self._engine is None:
+            if self.settings.engine == "vllm":
+                from vllm import LLM  # GPU path: pip install 'postgame[gpu]'
+
+                self._engine = LLM(model=str(self.path), seed=self.settings.seed)
+            else:
+                from transformers import AutoModelForCausalLM, AutoTokenizer
+
+                tok = AutoTokenizer.from_pretrained(self.path)
+                model = AutoModelForCausalLM.from_pretrained(self.path)
+                model.eval()
+                self._engine = (model, tok)
+        return self._engine
+
+    def generate(self, prompts: list[str], *, seed: int | None = None, greedy: bool = False) -> list[Generation]:
+        """One completion per prompt: sampled (simulation, RL) or greedy (evaluation, deterministic)."""
+        engine = self._load()
+        seed = self.settings.seed if seed is None else seed
+        if self.settings.engine == "vllm":
+            from vllm import SamplingParams
+
+            params = SamplingParams(max_tokens=self.settings.max_new_tokens, seed=seed,
+                                    temperature=0.0 if greedy else self.settings.temperature)
+            start = time.perf_counter()
+            outs = engine.generate(prompts, params)
+            each_ms = (time.perf_counter() - start) * 1000 / max(1, len(prompts))
+            return [Generation(o.outputs[0].text, len(o.prompt_token_ids), len(o.outputs[0].token_ids), each_ms)
+                    for o in outs]
+        return [self._generate_one(engine, prompt, seed + i, greedy) for i, prompt in enumerate(prompts)]
+
+    def _generate_one(self, engine, prompt: str, seed: int, greedy: bool) -> Generation:
+        import torch
+
+        model, tok = engine
+        ids = tok(prompt, return_tensors="pt", truncation=True, max_length=self.settings.max_prompt_tokens)
+        torch.manual_seed(seed)
+        start = time.perf_counter()
+        with torch.no_grad():
+            sampling = {"do_sample": False} if greedy else {"do_sample": True,
+                                                            "temperature": self.settings.temperature}
+            out = model.generate(**ids, max_new_tokens=self.settings.max_new_tokens, pad_token_id=tok.pad_token_id,
+                                 **sampling)
+        latency = (time.perf_counter() - start) * 1000
+        completion = out[0, ids["input_ids"].shape[1]:]
+        return Generation(tok.decode(completion, skip_special_tokens=True), int(ids["input_ids"].shape[1]),
+                          int(completion.shape[0]), latency)
+
+
+def load_champion(cfg: Config) -> Policy:
+    """The policy serving production: the MLflow `champion`, or the base policy before any promotion."""
+    from models.registry import champion_version, download_version
+
+    version = champion_version(cfg)
+    if version is None:
+        return Policy(base_policy_dir(cfg), name=cfg.tracking.registered_model, version="base", settings=cfg.policy)
+    path = download_version(cfg, version.version)
+    return Policy(path, name=cfg.tracking.registered_model, version=str(version.version), settings=cfg.policy)
