@@ -123,10 +123,20 @@ def main() -> None:
         sys.exit(130)
     except SystemExit:
         raise
-    except Exception as exc:  # click usage errors and the like
-        import click
+    except _usage_errors() as exc:  # a missing option, an unknown command: usage and exit 2, no traceback
+        exc.show()
+        sys.exit(exc.exit_code)
 
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
+
+def _usage_errors() -> tuple[type[Exception], ...]:
+    """typer >= 0.29 raises its own vendored click's exceptions; older typer raises click's."""
+    import click
+
+    errors: list[type[Exception]] = [click.ClickException]
+    try:
+        from typer._click.exceptions import ClickException as TyperClickException
+
+        errors.append(TyperClickException)
+    except ImportError:
+        pass
+    return tuple(errors)

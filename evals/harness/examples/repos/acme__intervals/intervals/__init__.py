@@ -1,0 +1,3 @@
+from intervals.merge import merge
+
+__all__ = ["merge"]

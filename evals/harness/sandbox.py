@@ -1,0 +1,271 @@
+"""Run a command on model-written code, contained.
+
+Two modes, chosen once per process (`probe()`), and named in every report as `sandbox`:
+
+- `bwrap` (bubblewrap >= 0.8): every namespace unshared (no network: loopback is the sandbox's own), a user
+  namespace with nested namespaces disabled, all capabilities dropped, an unprivileged uid, `--die-with-parent`,
+  `--new-session`. The view of the system is read-only: `/usr` (+ the `/bin`, `/lib*` links), the Python that runs
+  the harness (its prefix and venv, bound at the same paths), the harness's own tools folder, a synthetic `/etc`
+  (passwd, group, hosts). Writable: only the instance's copy at `/testbed`, a size-capped private `/tmp` and
+  `/dev/shm`. The environment is cleared (no host variables, `HOME=/tmp`). Host files such as `~/.aws` do not exist.
+- `rlimits` (fallback, where user namespaces are forbidden): the same resource limits, a new session, a cleared
+  environment and the timeout; no file-system, network or secret isolation. Use it for trusted code only.
+
+In both modes: resource limits set inside (address space, CPU seconds, file size, open files, and the process
+count where the kernel honours it), a pids + memory cgroup per run when this process may create one, and a
+wall-clock timeout that kills the whole tree: the process group, the pid namespace (bwrap) and the cgroup.
+
+What it does NOT protect against, said plainly:
+- kernel exploits: this is namespaces + rlimits, not a VM; a kernel bug is an escape;
+- as root without a usable pids cgroup, a fork bomb (root ignores RLIMIT_NPROC, even in a user namespace);
+- in `rlimits` mode: reading any file the harness user can read, the network, and processes that `setsid()` away
+  when no cgroup is available;
+- CPU or disk bandwidth starvation of neighbours (no cpu/io cgroup), and /proc information about the host's CPUs;
+- filling the disk through the copy: RLIMIT_FSIZE caps each file, not the total (put `eval.work_dir` on a
+  size-capped tmpfs where that matters);
+- tampering with pytest from inside the test process itself (see `inside/pg_results.py`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from evals.harness import cgroups
+from evals.harness.constants import SANDBOX_TESTBED, SANDBOX_TOOLS, SANDBOX_UID, SANDBOX_USER
+from evals.harness.settings import HarnessSettings
+
+log = logging.getLogger(__name__)
+Mode = Literal["bwrap", "rlimits"]
+TOOLS_DIR = Path(__file__).resolve().parent / "inside"
+_MB = 1 << 20
+
+
+@dataclass(frozen=True)
+class SandboxRun:
+    returncode: int | None
+    timed_out: bool
+    seconds: float
+    cgroup: list[str]  # controllers used ("pids", "memory"); empty = none available
+
+
+@dataclass(frozen=True)
+class Probe:
+    bwrap_ok: bool
+    reason: str  # why bwrap is not usable ("" when it is)
+    disable_userns: bool = True  # False on bubblewrap < 0.8, which lacks --disable-userns
+
+
+def _python_dirs() -> list[str]:
+    """Folders the harness's Python needs, at the paths it will be called by (venv and base install)."""
+    dirs: set[str] = set()
+    for p in {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}:
+        dirs.add(os.path.abspath(p))
+        dirs.add(os.path.realpath(p))
+    exe = Path(sys.executable)
+    dirs.add(str(exe.parent.parent.resolve()))
+    kept = sorted(d for d in dirs if d != "/" and not d.startswith("/usr/") and d != "/usr")
+    # Drop a folder already inside another bound one.
+    return [d for d in kept if not any(d != o and d.startswith(o + "/") for o in kept)]
+
+
+_etc_lock = threading.Lock()
+_etc_dir: Path | None = None
+
+
+def _synthetic_etc() -> Path:
+    """A minimal /etc, made once per process: enough for getpass, pwd, 'localhost' and the dynamic linker."""
+    global _etc_dir
+    with _etc_lock:
+        if _etc_dir is None:
+            d = Path(tempfile.mkdtemp(prefix="postgame-etc-"))
+            (d / "passwd").write_text(
+                f"root:x:0:0:root:/root:/bin/sh\n{SANDBOX_USER}:x:{SANDBOX_UID}:{SANDBOX_UID}::/tmp:/bin/sh\n"
+                "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+            )
+            (d / "group").write_text(f"root:x:0:\n{SANDBOX_USER}:x:{SANDBOX_UID}:\nnogroup:x:65534:\n")
+            (d / "hosts").write_text("127.0.0.1 localhost sandbox\n::1 localhost ip6-localhost\n")
+            if Path("/etc/ld.so.cache").is_file():  # the dynamic linker's index: not secret, and saves lookups
+                shutil.copyfile("/etc/ld.so.cache", d / "ld.so.cache")
+            d.chmod(0o755)
+            atexit.register(shutil.rmtree, d, True)
+            _etc_dir = d
+    return _etc_dir
+
+
+def _root_links() -> list[str]:
+    args: list[str] = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/") / name
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            args += ["--ro-bind", str(p), str(p)]
+    return args
+
+
+def sandbox_env(home: str) -> dict[str, str]:
+    """The whole environment of the sandboxed process: nothing from the host."""
+    path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+    return {"PATH": path, "HOME": home, "USER": SANDBOX_USER, "LOGNAME": SANDBOX_USER, "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp" if home == "/tmp" else home}
+
+
+def bwrap_args(settings: HarnessSettings, copy_dir: Path, env: dict[str, str], *, disable_userns: bool = True) -> list[str]:
+    tmp = settings.tmp_size_mb * _MB
+    args = [
+        "bwrap", "--unshare-all", "--unshare-user", *(["--disable-userns"] if disable_userns else []),
+        "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--hostname", "sandbox",
+        *_root_links(),
+        "--ro-bind", str(_synthetic_etc()), "/etc",
+    ]
+    for d in _python_dirs():
+        args += ["--ro-bind", d, d]
+    args += [
+        "--ro-bind", str(TOOLS_DIR), SANDBOX_TOOLS,
+        "--bind", str(copy_dir), SANDBOX_TESTBED,
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--perms", "1777", "--size", str(max(tmp // 4, _MB)), "--tmpfs", "/dev/shm",
+        "--remount-ro", "/dev",
+        "--perms", "1777", "--size", str(tmp), "--tmpfs", "/tmp",
+        "--remount-ro", "/",
+        "--chdir", SANDBOX_TESTBED,
+        "--clearenv",
+    ]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    return args + ["--"]
+
+
+_probe_lock = threading.Lock()
+_probe: Probe | None = None
+
+
+def _try_bwrap(settings: HarnessSettings, disable_userns: bool) -> tuple[bool, str]:
+    with tempfile.TemporaryDirectory(prefix="postgame-probe-") as d:
+        argv = bwrap_args(settings, Path(d), sandbox_env("/tmp"), disable_userns=disable_userns)
+        argv += [sys.executable, "-I", "-c", "import os; os.listdir('/testbed')"]
+        try:
+            r = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return False, str(exc)
+        return r.returncode == 0, (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
+
+
+def probe(settings: HarnessSettings | None = None) -> Probe:
+    """Whether bubblewrap works here with the full set of flags; tried once per process."""
+    global _probe
+    with _probe_lock:
+        if _probe is None:
+            settings = settings or HarnessSettings()
+            if shutil.which("bwrap") is None:
+                _probe = Probe(False, "bwrap is not installed (Debian/Ubuntu: apt-get install -y bubblewrap)")
+            else:
+                ok, reason = _try_bwrap(settings, disable_userns=True)
+                if not ok and "disable-userns" in reason:  # bubblewrap < 0.8: everything else still holds
+                    ok, reason = _try_bwrap(settings, disable_userns=False)
+                    _probe = Probe(ok, "" if ok else f"bwrap does not work here: {reason}", disable_userns=False)
+                else:
+                    _probe = Probe(ok, "" if ok else f"bwrap does not work here: {reason}")
+            if not _probe.bwrap_ok:
+                log.warning("%s; test runs fall back to rlimits (no file-system, network or secret isolation)",
+                            _probe.reason)
+    return _probe
+
+
+def choose_mode(settings: HarnessSettings) -> tuple[Mode | None, str]:
+    """(mode, note). mode is None when `sandbox: bwrap` was demanded and cannot run: an infrastructure error."""
+    if settings.sandbox == "rlimits":
+        return "rlimits", "sandbox: rlimits (configured): no file-system, network or secret isolation"
+    p = probe(settings)
+    if p.bwrap_ok:
+        return "bwrap", "sandbox: bwrap" + ("" if p.disable_userns else " (bubblewrap < 0.8: nested user namespaces allowed)")
+    if settings.sandbox == "bwrap":
+        return None, p.reason
+    return "rlimits", f"sandbox: rlimits (fallback: {p.reason}); no file-system, network or secret isolation"
+
+
+def rlimits(settings: HarnessSettings, *, with_nproc: bool) -> dict[str, tuple[int, int]]:
+    """Limits the launcher sets on itself inside the sandbox (inherited by everything it starts)."""
+    cpu = settings.effective_cpu_time_s
+    limits = {
+        "as": (settings.memory_mb * _MB,) * 2,
+        "cpu": (cpu, cpu + 5),
+        "fsize": (settings.file_size_mb * _MB,) * 2,
+        "nofile": (settings.open_files,) * 2,
+        "core": (0, 0),
+    }
+    if with_nproc:
+        limits["nproc"] = (settings.max_processes,) * 2
+    return limits
+
+
+def run(
+    argv: list[str],
+    *,
+    mode: Mode,
+    copy_dir: Path,
+    home_dir: Path,
+    stdout_fd: int,
+    pass_fds: tuple[int, ...],
+    settings: HarnessSettings,
+) -> SandboxRun:
+    """Run `argv` (paths as seen inside) contained; kill the whole tree at `settings.timeout_s`.
+
+    Raises OSError when the sandbox itself cannot be set up (cgroup creation, exec failure): infrastructure.
+    """
+    env = sandbox_env("/tmp" if mode == "bwrap" else str(home_dir))
+    if mode == "bwrap":
+        flags = bwrap_args(settings, copy_dir, env, disable_userns=probe(settings).disable_userns)
+        cmd, popen_env, cwd = flags + argv, {"PATH": "/usr/bin:/bin"}, None
+    else:
+        cmd, popen_env, cwd = list(argv), env, str(copy_dir)
+    group = cgroups.RunCgroup(settings.max_processes, settings.memory_mb * _MB) if cgroups.available() else None
+    if group is not None and group.procs_files:
+        # The shell joins the cgroups before exec, so nothing of the run ever starts outside them.
+        join = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+        cmd = ["/bin/sh", "-c", join, "sh", *group.procs_files, "--", *cmd]
+    start = time.monotonic()
+    timed_out = False
+    try:
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=stdout_fd, stderr=stdout_fd, pass_fds=pass_fds,
+            env=popen_env, cwd=cwd, start_new_session=True,
+        )
+        try:
+            proc.wait(timeout=settings.timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        _kill_tree(proc, group)
+        try:
+            returncode = proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            returncode = None
+        return SandboxRun(returncode, timed_out, time.monotonic() - start, group.controllers if group else [])
+    finally:
+        if group is not None:
+            group.kill()
+            group.remove()
+
+
+def _kill_tree(proc: subprocess.Popen, group: cgroups.RunCgroup | None) -> None:
+    # The process group catches the tree in rlimits mode; in bwrap mode killing bwrap kills its pid namespace
+    # (--die-with-parent); the cgroup also catches whatever called setsid().
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if group is not None:
+        group.kill()
