@@ -17,22 +17,24 @@ from tasks.curate import curate
 from tasks.evaluate import evaluate
 from tasks.ingest import ingest
 from tasks.promote import promote
-from tasks.report import CycleReport, open_cycle_run, report
+from tasks.report import CycleReport, nothing_to_learn, open_cycle_run, report
 from tasks.train import train
 from tasks.validate import validate
 
 
-@flow(name="continuous-cycle", log_prints=True)
+@flow(name="continuous-cycle")
 def continuous_cycle(source: str | None = None, config_path: str | None = None) -> CycleReport:
     cfg = load_config(config_path)
     start = open_cycle_run(cfg, flow_run.get_id() or "local")
-    snapshot = ingest(cfg, source)
-    validation = validate(cfg, snapshot.snapshot_id, start.run_id)
-    dataset = curate(cfg, snapshot.snapshot_id)
+    data = ingest(cfg, source)
+    if not data.snapshot_ids:
+        return nothing_to_learn(cfg, start, data, service_urls(cfg))
+    warnings = validate(cfg, data.snapshot_ids, start.run_id)
+    dataset = curate(cfg, data.snapshot_ids)
     candidate = train(cfg, dataset, start.run_id)
     evaluation = evaluate(cfg, candidate)
     promotion = promote(cfg, candidate, evaluation)
-    return report(cfg, start, snapshot, validation, dataset, candidate, evaluation, promotion, service_urls(cfg))
+    return report(cfg, start, data, warnings, dataset, candidate, evaluation, promotion, service_urls(cfg))
 
 
 def service_urls(cfg: Config) -> dict[str, str]:
@@ -48,15 +50,17 @@ def service_urls(cfg: Config) -> dict[str, str]:
 def prefect_settings(cfg: Config) -> dict:
     """Point Prefect at the stack's server, or at a private ephemeral one under home (never ~/.prefect)."""
     from prefect.settings import (PREFECT_API_URL, PREFECT_HOME, PREFECT_SERVER_ALLOW_EPHEMERAL_MODE,
-                                  PREFECT_SERVER_ANALYTICS_ENABLED)
+                                  PREFECT_SERVER_ANALYTICS_ENABLED, PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)
 
     from postgame.runtime import prefect_api_url
 
     api = prefect_api_url(cfg)
     if api:
         return {PREFECT_API_URL: api}
+    # The ephemeral server starts in ~12 s on an idle 2-core machine; Prefect's 20 s default is too tight under load.
     return {PREFECT_API_URL: None, PREFECT_HOME: str(cfg.home / "prefect-ephemeral"),
-            PREFECT_SERVER_ANALYTICS_ENABLED: False, PREFECT_SERVER_ALLOW_EPHEMERAL_MODE: True}
+            PREFECT_SERVER_ANALYTICS_ENABLED: False, PREFECT_SERVER_ALLOW_EPHEMERAL_MODE: True,
+            PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS: 180}
 
 
 def run_cycle(config_path: str | None = None, source: str | None = None) -> CycleReport:

@@ -22,15 +22,15 @@ def _new_run(cfg, name: str) -> str:
     return mlflow.MlflowClient().create_run(experiment.experiment_id, run_name=name).info.run_id
 
 
-def train(snapshot: str = typer.Option(..., help="Snapshot id from `postgame ingest`."),
+def train(snapshot: list[str] = typer.Option(..., help="Snapshot id from `postgame ingest` (repeat for several)."),
           as_json: bool = typer.Option(False, "--json", help="Print the candidate as JSON.")) -> None:
     """Curate a snapshot and train a candidate policy on it (TRL), tracked in MLflow."""
-    from tasks.curate import curate_snapshot
+    from tasks.curate import curate_snapshots
     from tasks.train import train_candidate
 
     cfg = runtime.current_config()
-    dataset = curate_snapshot(cfg, snapshot)
-    candidate = train_candidate(cfg, dataset, _new_run(cfg, f"train-{snapshot[:8]}"))
+    dataset = curate_snapshots(cfg, snapshot)
+    candidate = train_candidate(cfg, dataset, _new_run(cfg, f"train-{snapshot[-1][:8]}"))
     if as_json:
         typer.echo(json.dumps(asdict(candidate), indent=2, sort_keys=True))
     else:

@@ -104,10 +104,18 @@ def log_policy(cfg: Config, model_dir: Path, *, run_id: str) -> str:
 
     from postgame.runtime import tracking_uri
 
+    active = mlflow.active_run()
+    if active is not None and active.info.run_id == run_id:
+        return _log_pyfunc(model_dir)
     mlflow.set_tracking_uri(tracking_uri(cfg))
     with mlflow.start_run(run_id=run_id):
-        info = mlflow.pyfunc.log_model(name="policy", python_model=_pyfunc_class()(),
-                                       artifacts={"hf_dir": str(model_dir)})
+        return _log_pyfunc(model_dir)
+
+
+def _log_pyfunc(model_dir: Path) -> str:
+    import mlflow
+
+    info = mlflow.pyfunc.log_model(name="policy", python_model=_pyfunc_class()(), artifacts={"hf_dir": str(model_dir)})
     return info.model_uri
 
 

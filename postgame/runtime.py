@@ -74,6 +74,14 @@ def store_uri(cfg: Config) -> str:
     return f"s3://{EMBEDDED_BUCKET}" if running_stack(cfg) else str(cfg.home / "store")
 
 
+def log_source(cfg: Config) -> str:
+    """Where production logs are read: `ingest.source`, else the store's log prefix (where the simulator writes)."""
+    if cfg.ingest.source:
+        return cfg.ingest.source
+    base = store_uri(cfg).rstrip("/")
+    return f"{base}/{cfg.tasks.simulate.log_prefix.strip('/')}/"
+
+
 def s3_endpoint(cfg: Config) -> str:
     if cfg.store.endpoint_url:
         return cfg.store.endpoint_url

@@ -27,7 +27,7 @@ ACCEPTED_FEEDBACK = ("accepted", "edited")
 class CuratedDataset:
     uri: str
     sha256: str
-    snapshot_id: str
+    snapshot_ids: tuple[str, ...]
     prompts: int
     sft_examples: int
     skipped: dict[str, int] = field(default_factory=dict)
@@ -77,22 +77,23 @@ def build_rows(sessions: list[dict], splits: dict[str, str], max_examples: int) 
     return rows, skipped
 
 
-def curate_snapshot(cfg: Config, snapshot_id: str) -> CuratedDataset:
+def curate_snapshots(cfg: Config, snapshot_ids: list[str]) -> CuratedDataset:
     from evals.factory.catalog import split_map
     from postgame.ingest import load_snapshot
     from postgame.runtime import store
 
-    table = load_snapshot(snapshot_id, cfg=cfg)
-    sessions = table.to_pylist() if hasattr(table, "to_pylist") else table.to_dict("records")
+    sessions: list[dict] = []
+    for snapshot_id in snapshot_ids:
+        sessions += load_snapshot(snapshot_id, cfg=cfg).to_pylist()
     rows, skipped = build_rows(sessions, split_map(cfg), cfg.curate.max_examples)
     if len(rows) < cfg.curate.min_records:
         raise DataValidationError(
-            f"curate: {len(rows)} training prompts from snapshot {snapshot_id} < curate.min_records="
-            f"{cfg.curate.min_records} (skipped: {skipped})", failed=["curate.min_records"])
+            f"curate: {len(rows)} training prompts from snapshots {[s[:12] for s in snapshot_ids]} < "
+            f"curate.min_records={cfg.curate.min_records} (skipped: {skipped})", failed=["curate.min_records"])
     body = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows).encode()
     sha = sha256_bytes(body)
     s = store(cfg)
-    dataset = CuratedDataset(uri=s.url(f"datasets/{sha}.jsonl"), sha256=sha, snapshot_id=snapshot_id,
+    dataset = CuratedDataset(uri=s.url(f"datasets/{sha}.jsonl"), sha256=sha, snapshot_ids=tuple(snapshot_ids),
                              prompts=len(rows), sft_examples=sum(1 for r in rows if "completion" in r),
                              skipped=skipped)
     if not s.exists(dataset.key):
@@ -111,5 +112,5 @@ def load_rows(cfg: Config, dataset: CuratedDataset) -> list[dict]:
 
 
 @task(name="curate", retries=2, retry_delay_seconds=2, retry_condition_fn=transient_io)
-def curate(cfg: Config, snapshot_id: str) -> CuratedDataset:
-    return curate_snapshot(cfg, snapshot_id)
+def curate(cfg: Config, snapshot_ids: list[str]) -> CuratedDataset:
+    return curate_snapshots(cfg, snapshot_ids)

@@ -1,6 +1,12 @@
-"""Ingest: new production-log objects → quarantine + a content-addressed Parquet snapshot (`postgame.ingest`)."""
+"""Ingest: new production-log objects → quarantine + a content-addressed Parquet snapshot (`postgame.ingest`).
+
+The cycle then works on every *pending* snapshot (`postgame.ledger`): the one just written and any that an earlier
+cycle ingested but did not finish, so a crash between ingest and promotion loses nothing.
+"""
 
 from __future__ import annotations
+
+from pydantic import BaseModel
 
 from prefect import task
 from prefect.artifacts import create_markdown_artifact
@@ -9,18 +15,38 @@ from postgame.config import Config
 from tasks.retry import transient_io
 
 
-@task(name="ingest", retries=3, retry_delay_seconds=[2, 5, 10], retry_condition_fn=transient_io)
-def ingest(cfg: Config, source: str | None = None):
-    """Retried on transient S3 errors only; the manifest makes a retry read each object once."""
-    from postgame.ingest import run_ingest
+class CycleData(BaseModel):
+    """What this cycle learns from: the snapshots no cycle has consumed yet, and what ingest did this time."""
 
-    summary = run_ingest(source or cfg.ingest.source, cfg=cfg)
-    q = summary.quarantined
+    snapshot_ids: list[str]
+    new_snapshot_id: str | None
+    records_ingested: int
+    duplicates: int
+    quarantined: dict[str, int]
+    corrupt_objects: int
+
+    @property
+    def snapshot_id(self) -> str:
+        return self.snapshot_ids[-1] if self.snapshot_ids else ""
+
+
+@task(name="ingest", retries=3, retry_delay_seconds=[2, 5, 10], retry_condition_fn=transient_io)
+def ingest(cfg: Config, source: str | None = None) -> CycleData:
+    """Retried on transient S3 errors only; the manifest makes a retry read each object once."""
+    from postgame import ledger
+    from postgame.ingest import run_ingest
+    from postgame.runtime import log_source
+
+    summary = run_ingest(source or log_source(cfg), cfg=cfg)
+    data = CycleData(snapshot_ids=ledger.pending(cfg), new_snapshot_id=summary.snapshot_id,
+                     records_ingested=summary.records_ingested, duplicates=summary.duplicates,
+                     quarantined=summary.quarantined, corrupt_objects=len(summary.corrupt_objects))
     create_markdown_artifact(
         key="ingest-summary",
-        markdown=(f"### Ingest\n- snapshot `{summary.snapshot_id}` at `{summary.snapshot_uri}`\n"
+        markdown=(f"### Ingest\n- new snapshot `{summary.snapshot_id}` at `{summary.snapshot_uri}`\n"
                   f"- objects read {summary.objects_read}, skipped {summary.objects_skipped}, corrupt "
                   f"{len(summary.corrupt_objects)}\n- records {summary.records_ingested}, duplicates "
-                  f"{summary.duplicates}, quarantined {dict(q) if not isinstance(q, dict) else q}\n"),
+                  f"{summary.duplicates}, quarantined {summary.quarantined}\n"
+                  f"- snapshots this cycle learns from: {', '.join(s[:12] for s in data.snapshot_ids) or 'none'}\n"),
         description="What this cycle read from the production logs")
-    return summary
+    return data

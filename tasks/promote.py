@@ -26,10 +26,11 @@ class Promotion:
 
 def promote_candidate(cfg: Config, candidate: Candidate, evaluation: Evaluation) -> Promotion:
     from models import registry
+    from postgame import ledger
 
     decision = decide(evaluation.candidate, evaluation.champion, cfg.promote)
     tags = {
-        "lineage.snapshot_id": candidate.snapshot_id,
+        "lineage.snapshot_ids": ",".join(candidate.snapshot_ids),
         "lineage.dataset_sha256": candidate.dataset_sha256,
         "lineage.parent_version": candidate.parent_version,
         "lineage.run_id": candidate.run_id,
@@ -41,9 +42,10 @@ def promote_candidate(cfg: Config, candidate: Candidate, evaluation: Evaluation)
         "eval.errors": str(evaluation.candidate.errors),
     }
     version = registry.register(cfg, candidate.model_uri, tags=tags,
-                                description=f"{candidate.method} from v{candidate.parent_version} on snapshot "
-                                            f"{candidate.snapshot_id[:12]}: {decision.reason}")
+                                description=f"{candidate.method} from v{candidate.parent_version} on snapshots "
+                                            f"{', '.join(s[:12] for s in candidate.snapshot_ids)}: {decision.reason}")
     apply(cfg, version.version, decision)
+    ledger.record(cfg, list(candidate.snapshot_ids), "trained", f"version {version.version}")
     champion = registry.champion_version(cfg)
     return Promotion(version=version.version, model_uri=version.uri, decision=decision,
                      champion_version=champion.version if champion else None)

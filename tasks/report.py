@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import resource
 import time
-from dataclasses import asdict, is_dataclass
 
 from prefect import task
 from prefect.artifacts import create_markdown_artifact
@@ -33,39 +32,47 @@ class CycleStart(BaseModel):
 
 class CycleReport(BaseModel):
     run_id: str
-    snapshot_id: str
+    status: str  # "completed", or "skipped" when no snapshot was pending
+    snapshot_ids: list[str]
     records_ingested: int
     quarantined: dict[str, int]
-    validation_warnings: list[str]
-    dataset_uri: str
-    train_method: str
-    train_steps: int
-    eval_split: str
-    candidate_metric: float
-    champion_metric: float | None
+    validation_warnings: list[str] = []
+    dataset_uri: str | None = None
+    train_method: str | None = None
+    train_steps: int = 0
+    eval_split: str | None = None
+    candidate_metric: float | None = None
+    champion_metric: float | None = None
     metric: str
-    version: str
-    model_uri: str
-    promoted: bool
-    decision: str
-    champion_version: str | None
+    version: str | None = None
+    model_uri: str | None = None
+    promoted: bool = False
+    decision: str = ""
+    champion_version: str | None = None
     seconds: float
     cpu_seconds: float
     cost_usd: float
-    gain: float
-    gain_per_dollar: float | None
+    gain: float = 0.0
+    gain_per_dollar: float | None = None
     urls: dict[str, str] = {}
 
+    @property
+    def snapshot_id(self) -> str:
+        return self.snapshot_ids[-1] if self.snapshot_ids else ""
+
     def summary(self) -> str:
+        head = (f"cycle {self.run_id}: {len(self.snapshot_ids)} snapshot(s) "
+                f"{', '.join(s[:12] for s in self.snapshot_ids) or '-'}; ingested {self.records_ingested} sessions, "
+                f"quarantined {self.quarantined}")
+        if self.status == "skipped":
+            return "\n".join([head, "  nothing new to learn from: no pending snapshot (cycle skipped)"])
         champion = "none" if self.champion_metric is None else f"{self.champion_metric:.3f}"
+        verdict = "PROMOTED to champion" if self.promoted else f"kept champion v{self.champion_version}"
         lines = [
-            f"cycle {self.run_id}: snapshot {self.snapshot_id[:12]} ({self.records_ingested} sessions, "
-            f"quarantined {self.quarantined})",
+            head,
             f"  train    {self.train_method}, {self.train_steps} steps on {self.dataset_uri}",
             f"  evaluate {self.metric} on {self.eval_split}: candidate {self.candidate_metric:.3f}, champion {champion}",
-            f"  promote  version {self.version} ({self.model_uri}): "
-            f"{'PROMOTED to champion' if self.promoted else 'kept champion v' + str(self.champion_version)} "
-            f"— {self.decision}",
+            f"  promote  version {self.version} ({self.model_uri}): {verdict} — {self.decision}",
             f"  cost     {self.seconds:.0f} s, {self.cpu_seconds:.0f} CPU-s, ${self.cost_usd:.4f}; gain {self.gain:+.3f}"
             + (f" ({self.gain_per_dollar:+.1f} per $)" if self.gain_per_dollar is not None else ""),
         ]
@@ -88,37 +95,33 @@ def open_cycle_run(cfg: Config, flow_run_id: str) -> CycleStart:
                       cpu_seconds_at_start=cpu_seconds())
 
 
-def _plain(obj):
-    return asdict(obj) if is_dataclass(obj) else obj
-
-
-def build_report(cfg: Config, start: CycleStart, snapshot, validation, dataset, candidate, evaluation,
-                 promotion, urls: dict[str, str]) -> CycleReport:
+def _costs(cfg: Config, start: CycleStart) -> dict:
     seconds = time.time() - start.started_at
     cpu = max(0.0, cpu_seconds() - start.cpu_seconds_at_start)
-    cost = cpu / 3600 * cfg.cost.usd_per_cpu_hour
+    return {"seconds": seconds, "cpu_seconds": cpu, "cost_usd": cpu / 3600 * cfg.cost.usd_per_cpu_hour}
+
+
+def build_report(cfg: Config, start: CycleStart, data, warnings, dataset, candidate, evaluation, promotion,
+                 urls: dict[str, str]) -> CycleReport:
+    costs = _costs(cfg, start)
     champion_metric = evaluation.champion.metric if evaluation.champion else 0.0
     gain = evaluation.candidate.metric - champion_metric if promotion.decision.promote else 0.0
-    quarantined = snapshot.quarantined if isinstance(snapshot.quarantined, dict) else _plain(snapshot.quarantined)
     return CycleReport(
-        run_id=start.run_id, snapshot_id=snapshot.snapshot_id, records_ingested=snapshot.records_ingested,
-        quarantined=quarantined, validation_warnings=[str(w) for w in getattr(validation, "warnings", [])],
+        run_id=start.run_id, status="completed", snapshot_ids=data.snapshot_ids,
+        records_ingested=data.records_ingested, quarantined=data.quarantined, validation_warnings=warnings,
         dataset_uri=dataset.uri, train_method=candidate.method, train_steps=candidate.steps,
         eval_split=evaluation.split, candidate_metric=evaluation.candidate.metric,
         champion_metric=evaluation.champion.metric if evaluation.champion else None, metric=cfg.promote.metric,
         version=promotion.version, model_uri=promotion.model_uri, promoted=promotion.decision.promote,
-        decision=promotion.decision.reason, champion_version=promotion.champion_version, seconds=seconds,
-        cpu_seconds=cpu, cost_usd=cost, gain=gain, gain_per_dollar=(gain / cost) if cost > 0 else None, urls=urls)
+        decision=promotion.decision.reason, champion_version=promotion.champion_version, gain=gain,
+        gain_per_dollar=(gain / costs["cost_usd"]) if costs["cost_usd"] > 0 else None, urls=urls, **costs)
 
 
-@task(name="report")
-def report(cfg: Config, start: CycleStart, snapshot, validation, dataset, candidate, evaluation, promotion,
-           urls: dict[str, str]) -> CycleReport:
+def _publish(cfg: Config, start: CycleStart, result: CycleReport) -> CycleReport:
     import mlflow
 
     from postgame.runtime import tracking_uri
 
-    result = build_report(cfg, start, snapshot, validation, dataset, candidate, evaluation, promotion, urls)
     create_markdown_artifact(key="cycle-report", markdown="```\n" + result.summary() + "\n```",
                              description="What this cycle cost and what it gained")
     mlflow.set_tracking_uri(tracking_uri(cfg))
@@ -127,3 +130,18 @@ def report(cfg: Config, start: CycleStart, snapshot, validation, dataset, candid
                             "cycle.cost_usd": result.cost_usd, "cycle.gain": result.gain})
         mlflow.log_dict(result.model_dump(mode="json"), "cycle_report.json")
     return result
+
+
+@task(name="skip")
+def nothing_to_learn(cfg: Config, start: CycleStart, data, urls: dict[str, str]) -> CycleReport:
+    """No pending snapshot: the cycle ends here, completed, and says so."""
+    result = CycleReport(run_id=start.run_id, status="skipped", snapshot_ids=[], records_ingested=0,
+                         quarantined=data.quarantined, metric=cfg.promote.metric, urls=urls, **_costs(cfg, start))
+    return _publish(cfg, start, result)
+
+
+@task(name="report")
+def report(cfg: Config, start: CycleStart, data, warnings, dataset, candidate, evaluation, promotion,
+           urls: dict[str, str]) -> CycleReport:
+    return _publish(cfg, start, build_report(cfg, start, data, warnings, dataset, candidate, evaluation, promotion,
+                                             urls))

@@ -29,7 +29,7 @@ class Candidate:
     train_loss: float | None
     seconds: float
     dataset_sha256: str
-    snapshot_id: str
+    snapshot_ids: tuple[str, ...]
 
 
 def choose_method(cfg: Config, rows: list[dict]) -> str:
@@ -58,7 +58,7 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
     with mlflow.start_run(run_id=run_id) as run:
         mlflow.log_params({"method": method, "max_steps": cfg.train.max_steps, "lr": cfg.train.learning_rate,
                            "batch_size": cfg.train.batch_size, "parent_version": parent,
-                           "dataset_sha256": dataset.sha256, "snapshot_id": dataset.snapshot_id,
+                           "dataset_sha256": dataset.sha256, "snapshot_ids": ",".join(dataset.snapshot_ids),
                            "prompts": dataset.prompts, "sft_examples": dataset.sft_examples})
         frame = pd.DataFrame([{"instance_id": r["instance_id"], "has_completion": "completion" in r} for r in rows])
         mlflow.log_input(mlflow.data.from_pandas(frame, source=dataset.uri, name=f"curated-{dataset.sha256[:12]}"),
@@ -78,7 +78,8 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
         model_uri = registry.log_policy(cfg, Path(result.output_dir), run_id=run.info.run_id)
         candidate = Candidate(run_id=run.info.run_id, model_uri=model_uri, model_dir=result.output_dir,
                               parent_version=parent, method=method, steps=result.steps, train_loss=result.train_loss,
-                              seconds=result.seconds, dataset_sha256=dataset.sha256, snapshot_id=dataset.snapshot_id)
+                              seconds=result.seconds, dataset_sha256=dataset.sha256,
+                              snapshot_ids=dataset.snapshot_ids)
         mlflow.log_dict(asdict(candidate), "candidate.json")
     (out_dir / "candidate.json").write_text(json.dumps(asdict(candidate), indent=2))
     return candidate
@@ -89,7 +90,8 @@ def load_candidate(cfg: Config, run_id: str) -> Candidate:
     path = cfg.home / "runs" / run_id / "candidate.json"
     if not path.exists():
         raise FileNotFoundError(f"no candidate for run {run_id!r}: {path} does not exist")
-    return Candidate(**json.loads(path.read_text()))
+    data = json.loads(path.read_text())
+    return Candidate(**{**data, "snapshot_ids": tuple(data["snapshot_ids"])})
 
 
 @task(name="train")

@@ -1,10 +1,13 @@
 """Validate: the Great Expectations suite of the log contract + drift checks against the previous snapshot.
 
 A critical failure raises `DataValidationError` and stops the cycle before training; warnings are recorded. The Data
-Docs are linked from the Prefect run (artifact) and logged to the cycle's MLflow run.
+Docs are linked from the Prefect run (artifact) and logged to the cycle's MLflow run — before the gate decides, so a
+failed cycle still shows what failed.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from prefect import task
 from prefect.artifacts import create_markdown_artifact
@@ -13,20 +16,29 @@ from postgame.config import Config
 
 
 @task(name="validate")  # no retries: bad data stays bad
-def validate(cfg: Config, snapshot_id: str, run_id: str):
+def validate(cfg: Config, snapshot_ids: list[str], run_id: str) -> list[str]:
+    """Validate each pending snapshot; one that fails is marked `rejected` in the ledger and stops the cycle."""
     import mlflow
 
+    from postgame import ledger
     from postgame.runtime import tracking_uri
-    from postgame.validate import summary_markdown, validate_snapshot
+    from postgame.validate import report_markdown, run_validation, validate_snapshot
 
-    report = validate_snapshot(snapshot_id, cfg=cfg, raise_on_critical=False)
-    create_markdown_artifact(key="data-validation", markdown=summary_markdown(report),
-                             description="Great Expectations results for this cycle's snapshot")
     mlflow.set_tracking_uri(tracking_uri(cfg))
-    with mlflow.start_run(run_id=run_id):
-        if report.docs_path:
-            mlflow.log_artifacts(str(report.docs_path), artifact_path="data_docs")
-        mlflow.log_metrics({"validate.critical_failures": len(report.critical_failures),
-                            "validate.warnings": len(report.warnings)})
-    report.raise_if_critical()
-    return report
+    warnings: list[str] = []
+    for snapshot_id in snapshot_ids:
+        report = run_validation(snapshot_id, cfg=cfg)
+        create_markdown_artifact(key="data-validation", markdown=report_markdown(report),
+                                 description=f"Great Expectations results for snapshot {snapshot_id[:12]}")
+        with mlflow.start_run(run_id=run_id):
+            docs = Path(report.docs_path).parent
+            if docs.is_dir():
+                mlflow.log_artifacts(str(docs), artifact_path=f"data_docs/{snapshot_id[:12]}")
+            mlflow.log_artifact(report.report_path, artifact_path=f"validation/{snapshot_id[:12]}")
+            mlflow.log_metrics({"validate.critical_failures": len(report.critical_failures),
+                                "validate.warnings": len(report.warnings)})
+        if not report.passed:
+            ledger.record(cfg, [snapshot_id], "rejected", ", ".join(report.failed_names))
+            validate_snapshot(snapshot_id, cfg=cfg)  # raises DataValidationError naming the failed expectations
+        warnings += [f"{snapshot_id[:12]}: {w.name}" for w in report.warnings]
+    return warnings
