@@ -115,6 +115,16 @@ def port_free(host: str, port: int) -> bool:
     return True
 
 
+def _wait_port_free(host: str, port: int, *, seconds: float) -> bool:
+    """A port a stopped service just released can stay busy for a moment; a port in real use stays busy."""
+    deadline = time.monotonic() + seconds
+    while not port_free(host, port):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.25)
+    return True
+
+
 def healthy(url: str, timeout: float = 2.0) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - loopback URL built from config
@@ -147,7 +157,7 @@ def up(cfg: Config, *, log=print, only: tuple[str, ...] = SERVICES) -> StackStat
         down(cfg, log=lambda *_: None)
     for spec in specs.values():
         for label, port in spec.ports.items():
-            if not port_free(cfg.stack.host, port):
+            if not _wait_port_free(cfg.stack.host, port, seconds=5.0):
                 raise StackError(
                     f"port {port} on {cfg.stack.host} ({spec.name} {label}) is already in use by another process: "
                     f"free it or set stack.{_port_key(spec.name, label)} in postgame.yaml")
@@ -202,28 +212,36 @@ def _alive(pid: int) -> bool:
 
 
 def down(cfg: Config, *, log=print, grace_s: float = 15.0) -> None:
-    """Stop every process group the stack started (TERM, then KILL after grace_s)."""
+    """Stop every process group the stack started (TERM, then KILL after grace_s).
+
+    SeaweedFS keeps running for 20 s and more after TERM (seen with 4.48); its writes are synced before they are
+    acknowledged, so it gets only a short grace before KILL."""
     path = stack_state_file(cfg)
     if not path.exists():
         log("stack not running")
         return
     state = json.loads(path.read_text())
-    pids = [svc["pid"] for svc in state.get("services", {}).values() if svc.get("pid")]
+    services = {name: svc["pid"] for name, svc in state.get("services", {}).items() if svc.get("pid")}
+    pids = list(services.values())
     for pid in pids:
         try:
             os.killpg(pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and any(_group_alive(pid) for pid in pids):
+    started = time.monotonic()
+    graces = {pid: (min(grace_s, 3.0) if name == "s3" else grace_s) for name, pid in services.items()}
+    while any(_group_alive(pid) for pid in pids):
         _reap(pids)
+        elapsed = time.monotonic() - started
+        for pid in pids:
+            if elapsed > graces[pid] and _group_alive(pid):
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        if elapsed > grace_s + 5:
+            break
         time.sleep(0.2)
-    for pid in pids:
-        if _group_alive(pid):
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
     _reap(pids)
     path.unlink(missing_ok=True)
     log("stack stopped")

@@ -31,6 +31,7 @@ class ObjectStore(Protocol):
     def open(self, key: str) -> BinaryIO: ...
     def get(self, key: str) -> bytes: ...
     def put(self, key: str, data: bytes) -> ObjectInfo: ...
+    def put_file(self, key: str, path: str | Path) -> ObjectInfo: ...
     def exists(self, key: str) -> bool: ...
     def delete(self, key: str) -> None: ...
     def url(self, key: str) -> str: ...
@@ -76,6 +77,17 @@ class LocalStore:
             fh.write(data)
         os.replace(tmp, path)
         stat = path.stat()
+        return ObjectInfo(key=key, etag=f"{stat.st_size:x}-{stat.st_mtime_ns:x}", size=stat.st_size)
+
+    def put_file(self, key: str, path: str | Path) -> ObjectInfo:
+        """Copy a local file in (atomically), without holding it in memory."""
+        target = self._path(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".tmp-{target.name}.")
+        os.close(fd)
+        shutil.copyfile(path, tmp)
+        os.replace(tmp, target)
+        stat = target.stat()
         return ObjectInfo(key=key, etag=f"{stat.st_size:x}-{stat.st_mtime_ns:x}", size=stat.st_size)
 
     def exists(self, key: str) -> bool:
@@ -148,6 +160,16 @@ class S3Store:
         self.ensure_bucket()
         resp = self.client.put_object(Bucket=self.bucket, Key=key, Body=data)
         return ObjectInfo(key=key, etag=resp["ETag"].strip('"'), size=len(data))
+
+    def put_file(self, key: str, path: str | Path) -> ObjectInfo:
+        """Upload a local file in parts (multipart above 64 MiB), without holding it in memory."""
+        from boto3.s3.transfer import TransferConfig
+
+        self.ensure_bucket()
+        config = TransferConfig(multipart_threshold=64 << 20, multipart_chunksize=64 << 20, max_concurrency=2)
+        self.client.upload_file(str(path), self.bucket, key, Config=config)
+        head = self.client.head_object(Bucket=self.bucket, Key=key)
+        return ObjectInfo(key=key, etag=head["ETag"].strip('"'), size=int(head["ContentLength"]))
 
     def exists(self, key: str) -> bool:
         from botocore.exceptions import ClientError

@@ -13,16 +13,17 @@ from prefect import task
 from prefect.artifacts import create_markdown_artifact
 
 from postgame.config import Config
+from tasks.retry import transient_io
 
 
-@task(name="validate")  # no retries: bad data stays bad
+@task(name="validate", retries=2, retry_delay_seconds=5, retry_condition_fn=transient_io)  # bad data is never retried
 def validate(cfg: Config, snapshot_ids: list[str], run_id: str) -> list[str]:
     """Validate each pending snapshot; one that fails is marked `rejected` in the ledger and stops the cycle."""
     import mlflow
 
     from postgame import ledger
     from postgame.runtime import tracking_uri
-    from postgame.validate import report_markdown, run_validation, validate_snapshot
+    from postgame.validate import raise_on_critical, report_markdown, run_validation
 
     mlflow.set_tracking_uri(tracking_uri(cfg))
     warnings: list[str] = []
@@ -39,6 +40,6 @@ def validate(cfg: Config, snapshot_ids: list[str], run_id: str) -> list[str]:
                                 "validate.warnings": len(report.warnings)})
         if not report.passed:
             ledger.record(cfg, [snapshot_id], "rejected", ", ".join(report.failed_names))
-            validate_snapshot(snapshot_id, cfg=cfg)  # raises DataValidationError naming the failed expectations
+            raise_on_critical(report)  # DataValidationError naming the failed expectations
         warnings += [f"{snapshot_id[:12]}: {w.name}" for w in report.warnings]
     return warnings

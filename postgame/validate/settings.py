@@ -1,11 +1,54 @@
-"""Settings of the validate stage (section `validate:` of postgame.yaml)."""
+"""Settings of the validate stage (section `validate:` of postgame.yaml).
+
+The contract's expectations are always critical. Each batch check has a bound (`<check>_max`) and a severity
+(`<check>_severity`): `critical` stops the cycle before training (DataValidationError), `warning` is recorded and the
+cycle goes on. Drift checks compare with the latest earlier snapshot that has at least `drift_min_records` records;
+with none, they are skipped (and the report says so). Relative drift `max` = 1.0 allows from half to double.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+Severity = Literal["critical", "warning"]
+CHECKS = ("quarantine_rate", "duplicate_rate", "resolved_share_drift", "prompt_tokens_drift",
+          "completion_tokens_drift", "latency_drift")
+
+
+@dataclass(frozen=True)
+class Bound:
+    max: float
+    severity: Severity
 
 
 class ValidateSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    max_quarantine_rate: float = Field(0.2, ge=0, le=1, description="Critical above this share of quarantined lines.")
+    min_records: int = Field(1, ge=0, description="Fewer records in the snapshot is critical: nothing to train on.")
+    quarantine_rate_max: float = Field(0.2, ge=0, le=1, description="Largest share of the snapshot's non-blank lines "
+                                                                    "that may be quarantined.")
+    quarantine_rate_severity: Severity = "critical"
+    duplicate_rate_max: float = Field(0.5, ge=0, le=1, description="Largest share of valid lines that may be exact "
+                                                                   "re-sends of known sessions.")
+    duplicate_rate_severity: Severity = "warning"
+    resolved_share_drift_max: float = Field(0.25, ge=0, le=1, description="Largest absolute change of the share of "
+                                                                          "resolved sessions (0.25 = 25 points).")
+    resolved_share_drift_severity: Severity = "warning"
+    prompt_tokens_drift_max: float = Field(1.0, ge=0, description="Largest relative change of mean prompt tokens.")
+    prompt_tokens_drift_severity: Severity = "warning"
+    completion_tokens_drift_max: float = Field(1.0, ge=0, description="Largest relative change of mean completion "
+                                                                      "tokens.")
+    completion_tokens_drift_severity: Severity = "warning"
+    latency_drift_max: float = Field(1.0, ge=0, description="Largest relative change of median latency_ms.")
+    latency_drift_severity: Severity = "warning"
+    drift_min_records: int = Field(30, ge=1, description="Drift is measured only between snapshots with at least "
+                                                         "this many records each (fewer is noise).")
+    docs_dir: str = Field("validate", description="Folder, relative to home, of the Great Expectations project "
+                                                  "(gx/: suites, results, Data Docs) and of the reports (reports/).")
+
+    def bound(self, check: str) -> Bound:
+        """The (max, severity) of one batch check, by name (one of CHECKS)."""
+        return Bound(max=getattr(self, f"{check}_max"), severity=getattr(self, f"{check}_severity"))

@@ -1,0 +1,174 @@
+"""The per-line contract check used by ingest: a tree of small closures compiled once from `spec.AGENT_SESSION`.
+
+It accepts exactly what the JSON Schema accepts (with date-time format checking on); a test runs both on a corpus of
+valid and broken records. It is ~20x faster than `jsonschema` per record, which matters at a million lines.
+
+    check_record(record)  # -> True when it has unknown (extra) fields; raises ContractViolation(path, message)
+
+Integral floats (`3.0`) are valid JSON Schema integers; they are converted to int in place so that the Parquet
+column stays int64. Messages never quote long values: a quoted value could be a secret cut short of its redaction.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from typing import Any
+
+from postgame.contract.spec import AGENT_SESSION, FLOAT_MAX, INT_MAX, Field
+
+
+class ContractViolation(ValueError):
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+Checker = Callable[[Any, list], Any]  # (value, unknown) -> the value, possibly converted; raises ContractViolation.
+# `unknown` collects the paths of objects holding keys the contract does not know (kept, never rejected).
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+            dict: "object"}.get(type(value), type(value).__name__)
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    if len(text) <= 40:
+        return text
+    return f"a {_json_type(value)} of length {len(value)}" if hasattr(value, "__len__") else f"a {_json_type(value)}"
+
+
+def _valid_date(text: str) -> bool:
+    year, month, day = int(text[0:4]), int(text[5:7]), int(text[8:10])
+    return year > 0 and 1 <= day <= calendar.monthrange(year, month)[1]
+
+
+def _string(field: Field, path: str) -> Checker:
+    enum = frozenset(field.enum) if field.enum else None
+    min_length = field.min_length or 0
+    pattern = re.compile(field.pattern) if field.pattern else None
+
+    def check(value: Any, unknown: list) -> Any:
+        if type(value) is not str:
+            raise ContractViolation(path, f"expected string, got {_json_type(value)}")
+        if len(value) < min_length:
+            raise ContractViolation(path, f"shorter than {min_length} character(s)")
+        if enum is not None and value not in enum:
+            raise ContractViolation(path, f"{_show(value)} is not one of {', '.join(map(str, field.enum))}")
+        if pattern is not None and not (pattern.match(value) and "\n" not in value and _valid_date(value)):
+            raise ContractViolation(path, f"{_show(value)} is not an RFC 3339 date-time with a time zone")
+        return value
+
+    return check
+
+
+def _integer(field: Field, path: str) -> Checker:
+    minimum = field.minimum
+    enum = frozenset(field.enum) if field.enum else None
+
+    def check(value: Any, unknown: list) -> Any:
+        kind = type(value)
+        if kind is float and value.is_integer():
+            value = int(value)
+        elif kind is not int:
+            raise ContractViolation(path, f"expected integer, got {_json_type(value)}")
+        if enum is not None and value not in enum:
+            raise ContractViolation(path, f"{_show(value)} is not one of {', '.join(map(str, field.enum))}")
+        if minimum is not None and value < minimum:
+            raise ContractViolation(path, f"{_show(value)} is below the minimum {minimum}")
+        if value > INT_MAX:
+            raise ContractViolation(path, f"{_show(value)} is out of range (above {INT_MAX})")
+        return value
+
+    return check
+
+
+def _number(field: Field, path: str) -> Checker:
+    minimum = field.minimum
+
+    def check(value: Any, unknown: list) -> Any:
+        kind = type(value)
+        if kind is not float and kind is not int:
+            raise ContractViolation(path, f"expected number, got {_json_type(value)}")
+        if minimum is not None and value < minimum:
+            raise ContractViolation(path, f"{_show(value)} is below the minimum {minimum}")
+        if value > FLOAT_MAX:
+            raise ContractViolation(path, f"{_show(value)} is out of range")
+        return value
+
+    return check
+
+
+def _object(field: Field, path: str) -> Checker:
+    prefix = f"{path}." if path else ""
+    members = [(sub.name, sub.required, sub.nullable, compile_field(sub, prefix + sub.name)) for sub in field.fields]
+
+    def check(value: Any, unknown: list) -> Any:
+        if type(value) is not dict:
+            raise ContractViolation(path or "record", f"expected object, got {_json_type(value)}")
+        present = 0
+        for name, required, nullable, sub in members:
+            if name in value:
+                present += 1
+                item = value[name]
+                if item is None:
+                    if not nullable:
+                        raise ContractViolation(prefix + name, "is null")
+                    continue
+                checked = sub(item, unknown)
+                if checked is not item:
+                    value[name] = checked
+            elif required:
+                raise ContractViolation(prefix + name, "is missing")
+        if len(value) > present:
+            unknown.append(path or "record")
+        return value
+
+    return check
+
+
+def _array(field: Field, path: str) -> Checker:
+    item_check = compile_field(field.items, f"{path}[]")
+    nullable = field.items.nullable
+
+    def check(value: Any, unknown: list) -> Any:
+        if type(value) is not list:
+            raise ContractViolation(path, f"expected array, got {_json_type(value)}")
+        for i, item in enumerate(value):
+            if item is None:
+                if nullable:
+                    continue
+                raise ContractViolation(f"{path}[{i}]", "is null")
+            try:
+                checked = item_check(item, unknown)
+            except ContractViolation as exc:
+                raise ContractViolation(exc.path.replace("[]", f"[{i}]", 1), exc.message) from None
+            if checked is not item:
+                value[i] = checked
+        return value
+
+    return check
+
+
+_COMPILERS = {"string": _string, "integer": _integer, "number": _number, "object": _object, "array": _array}
+
+
+def compile_field(field: Field, path: str = "") -> Checker:
+    return _COMPILERS[field.kind](field, path)
+
+
+_check_session = compile_field(AGENT_SESSION)
+
+
+def check_record(record: Any) -> bool:
+    """Raise ContractViolation naming the first field that breaks the contract; convert integral floats in place.
+    Returns True when the record carries unknown fields (see `arrow.unknown_fields`)."""
+    unknown: list[str] = []
+    _check_session(record, unknown)
+    return bool(unknown)

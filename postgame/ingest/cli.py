@@ -1,0 +1,94 @@
+"""Commands of the ingest stage.
+
+    postgame ingest [--source URI] [--json]                         # read new log objects into a snapshot
+    postgame quarantine ls [--snapshot ID] [--reason R] [--json]    # lines set aside, one per row
+    postgame quarantine show ENTRY [--json]                         # one of them, redacted text included
+
+Bad data never fails a command: it is counted and quarantined. A store that cannot be reached prints one line
+(`error: StoreError: ...`) and exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+
+quarantine_app = typer.Typer(no_args_is_help=True, help="Inspect the log lines that ingest set aside, and why.")
+
+
+def _echo_json(obj) -> None:
+    typer.echo(json.dumps(obj, indent=2, sort_keys=True, default=str))
+
+
+def ingest(source: Optional[str] = typer.Option(None, "--source", help="Logs to read: a folder or s3://bucket/prefix "
+                                                                         "(default: ingest.source)."),
+           as_json: bool = typer.Option(False, "--json", help="Print one JSON object with the counts.")) -> None:
+    """Read new production-log objects into an immutable snapshot; re-running reads nothing twice."""
+    from postgame import runtime
+    from postgame.ingest.pipeline import run_ingest
+
+    cfg = runtime.current_config()
+    summary = run_ingest(source or runtime.log_source(cfg), cfg=cfg)
+    if as_json:
+        _echo_json(summary.cli_dict())
+        return
+    if summary.snapshot_id is None:
+        typer.echo(f"nothing new: {summary.objects_skipped} objects skipped (already read or not logs)")
+        return
+    q = summary.quarantined
+    typer.echo(f"snapshot    {summary.snapshot_id}\n            {summary.snapshot_uri}")
+    typer.echo(f"objects     {summary.objects_read} read, {summary.objects_skipped} skipped, "
+               f"{len(summary.corrupt_objects)} corrupt")
+    typer.echo(f"records     {summary.records_ingested} ingested, {summary.duplicates} duplicates")
+    typer.echo(f"quarantined {sum(q.values())} (parse {q['parse']}, schema {q['schema']}, too_large {q['too_large']})"
+               + (f": postgame quarantine ls --snapshot {summary.snapshot_id[:12]}" if sum(q.values()) else ""))
+    for bad in summary.corrupt_objects:
+        typer.echo(f"corrupt     {bad.key}: {bad.detail} ({bad.records_kept} records kept; it will be read again "
+                   f"once fixed)")
+
+
+@quarantine_app.command("ls")
+def quarantine_ls(snapshot: Optional[str] = typer.Option(None, "--snapshot", help="Only this snapshot (id, prefix "
+                                                                                   "or latest)."),
+                  reason: Optional[str] = typer.Option(None, "--reason", help="Only parse, schema or too_large."),
+                  as_json: bool = typer.Option(False, "--json", help="One JSON list.")) -> None:
+    """List quarantined lines: entry, reason, object key:line, detail."""
+    from postgame import runtime
+    from postgame.errors import PostgameError
+    from postgame.ingest.catalog import entry_name, quarantine_entries
+    from postgame.ingest.lines import REASONS
+
+    if reason is not None and reason not in REASONS:
+        raise PostgameError(f"--reason {reason!r}: allowed are {', '.join(REASONS)}")
+    rows = [(entry_name(m, e), e) for m, e in
+            quarantine_entries(cfg=runtime.current_config(), snapshot_id=snapshot, reason=reason)]
+    if as_json:
+        _echo_json([{"entry": name, **e.model_dump(exclude={"text"})} for name, e in rows])
+        return
+    for name, e in rows:
+        typer.echo(f"{name:18s} {e.reason:9s} {e.object_key}:{e.line}  {e.detail}")
+    typer.echo(f"{len(rows)} quarantined line(s); `postgame quarantine show ENTRY` prints one")
+
+
+@quarantine_app.command("show")
+def quarantine_show(entry: str = typer.Argument(..., help="An entry as `quarantine ls` prints it: <snapshot>:<n>."),
+                    as_json: bool = typer.Option(False, "--json", help="One JSON object.")) -> None:
+    """Print one quarantined line: where it came from, why it was set aside, and its (redacted) text."""
+    from postgame import runtime
+    from postgame.ingest.catalog import entry_name, quarantine_entry
+
+    manifest, e = quarantine_entry(entry, cfg=runtime.current_config())
+    if as_json:
+        _echo_json({"entry": entry_name(manifest, e), "snapshot_id": manifest.snapshot_id, **e.model_dump()})
+        return
+    typer.echo(f"entry    {entry_name(manifest, e)}  (snapshot {manifest.snapshot_id})")
+    typer.echo(f"object   {e.object_key}  (etag {e.etag}), line {e.line}, {e.bytes} bytes")
+    typer.echo(f"reason   {e.reason}: {e.detail}")
+    typer.echo(f"text{'     (cut)' if e.truncated else ''}\n{e.text}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ingest")(ingest)
+    app.add_typer(quarantine_app, name="quarantine")

@@ -1,0 +1,335 @@
+"""Snapshots: immutable, content-addressed Parquet files of ingested records, each with a manifest beside it.
+
+Layout in the postgame store, under `ingest.state_prefix` (default `ingest/`):
+
+    snapshots/<id>/data.parquet          the records (contract columns + `extra` + lineage), zstd
+    snapshots/<id>/quarantine.jsonl.gz   the lines set aside, with object key, line number, reason, detail
+    snapshots/<id>/seen.parquet          (session_id, line digest) of the records: the dedupe index
+    snapshots/<id>/manifest.json         sources and their ETags, counts, parent, code version. Written LAST.
+
+The manifest is the commit point. A snapshot exists only once its manifest does; the objects read, the session ids
+seen and the quarantine are all derived from committed manifests. So a crash anywhere before the manifest is written
+leaves the state as it was (the files already uploaded are ignored and overwritten by the re-run, which reads the same
+objects again), and a crash after it leaves a complete snapshot: nothing is lost and nothing counted twice.
+
+`<id>` is the sha256 of the snapshot's content: the sha256s of its data and quarantine files, the source and corrupt
+objects (key, ETag, size) it read and its parent. Same content, same id.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, Field
+
+from postgame.contract.spec import AGENT_SESSION, SCHEMA_VERSION
+from postgame.ingest.lines import REASONS
+from postgame.store import ObjectStore
+
+
+class FileRef(BaseModel):
+    key: str
+    sha256: str
+    bytes: int
+    rows: int
+
+
+class SourceObject(BaseModel):
+    """A log object read completely; (key, etag, size) is how a later run knows it was read."""
+
+    key: str
+    etag: str
+    size: int
+    lines: int = 0
+    records: int = 0
+    duplicates: int = 0
+    quarantined: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(REASONS, 0))
+    skipped_lines: int = Field(0, description="Blank lines and empty JSON objects.")
+
+
+class CorruptObjectReport(BaseModel):
+    """A log object that could not be decoded to the end. It is not marked as read: a fixed re-upload is read."""
+
+    key: str
+    etag: str
+    size: int
+    detail: str
+    lines_read: int
+    records_kept: int
+
+
+class Counts(BaseModel):
+    objects_read: int = 0
+    objects_skipped: int = 0
+    lines: int = 0
+    records_ingested: int = 0
+    duplicates: int = 0
+    skipped_lines: int = 0
+    quarantined: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(REASONS, 0))
+
+    @property
+    def quarantined_total(self) -> int:
+        return sum(self.quarantined.values())
+
+
+class SnapshotManifest(BaseModel):
+    snapshot_id: str
+    seq: int = Field(description="1 for the first snapshot of a store, then +1 per committed snapshot.")
+    parent: str | None = Field(description="The snapshot committed before this one.")
+    created_at: str
+    code_version: str
+    contract: str = AGENT_SESSION.name
+    schema_version: int = SCHEMA_VERSION
+    source_uri: str
+    store_uri: str
+    data: FileRef
+    quarantine: FileRef
+    seen_index: FileRef
+    sources: list[SourceObject]
+    corrupt_objects: list[CorruptObjectReport]
+    counts: Counts
+
+
+class QuarantineEntry(BaseModel):
+    index: int = Field(description="Position in the snapshot's quarantine file; `<snapshot id[:12]>:<index>` names it.")
+    object_key: str
+    etag: str
+    line: int
+    reason: str
+    detail: str
+    bytes: int = Field(description="Size of the original line.")
+    text: str = Field(description="The line, redacted; cut when `truncated`.")
+    truncated: bool
+
+
+def code_version() -> str:
+    """`postgame <version>` plus the git commit when run from a checkout (`+dirty` with uncommitted changes)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        text = f"postgame {version('postgame')}"
+    except PackageNotFoundError:
+        text = "postgame (not installed)"
+    root = Path(__file__).resolve().parents[2]
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True,
+                             timeout=5).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return text
+    return f"{text}+git.{sha}{'.dirty' if dirty else ''}" if sha else text
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass
+class SnapshotWriter:
+    """Collects one run's records and quarantine in local files (memory: one batch), then commits them."""
+
+    workdir: Path
+    batch_rows: int
+    batch_bytes: int
+    rows: list[dict] = field(default_factory=list)
+    row_bytes: int = 0
+    records: int = 0
+    quarantined: int = 0
+    new_ids: list[tuple[str, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        import pyarrow.parquet as pq
+
+        from postgame.contract.arrow import arrow_schema
+
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.dir = Path(tempfile.mkdtemp(prefix="ingest-", dir=self.workdir))
+        self.schema = arrow_schema()
+        self.data_path = self.dir / "data.parquet"
+        self.quarantine_path = self.dir / "quarantine.jsonl.gz"
+        self.seen_path = self.dir / "seen.parquet"
+        self._parquet = pq.ParquetWriter(self.data_path, self.schema, compression="zstd")
+        self._qfile = open(self.quarantine_path, "wb")
+        # mtime=0 and no file name: the same quarantine gives the same bytes, so a re-run gives the same snapshot id
+        self._quarantine = gzip.GzipFile(filename="", mode="wb", fileobj=self._qfile, mtime=0)
+
+    def add_record(self, row: dict, session_id: str, digest: int, size: int) -> None:
+        self.rows.append(row)
+        self.new_ids.append((session_id, digest))
+        self.row_bytes += size
+        self.records += 1
+        if len(self.rows) >= self.batch_rows or self.row_bytes >= self.batch_bytes:
+            self.flush()
+
+    def add_quarantine(self, entry: QuarantineEntry) -> None:
+        self._quarantine.write((entry.model_dump_json() + "\n").encode("utf-8"))
+        self.quarantined += 1
+
+    def flush(self) -> None:
+        from postgame.contract.arrow import records_to_table
+
+        if self.rows:
+            self._parquet.write_table(records_to_table(self.rows))
+            self.rows, self.row_bytes = [], 0
+
+    def close(self) -> dict[str, FileRef]:
+        """Finish the local files; their keys are filled in by `commit`."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self.flush()
+        self._parquet.close()
+        self._quarantine.close()
+        self._qfile.close()
+        ids, digests = zip(*self.new_ids) if self.new_ids else ((), ())
+        seen = pa.table({"session_id": pa.array(ids, pa.string()), "digest": pa.array(digests, pa.int64())})
+        pq.write_table(seen, self.seen_path, compression="zstd")
+        self.new_ids = []
+        return {name: FileRef(key="", sha256=_sha256_file(path), bytes=path.stat().st_size, rows=rows)
+                for name, path, rows in (("data", self.data_path, self.records),
+                                         ("quarantine", self.quarantine_path, self.quarantined),
+                                         ("seen_index", self.seen_path, self.records))}
+
+    def discard(self) -> None:
+        for handle in (self._quarantine, self._qfile):
+            try:
+                handle.close()
+            except (OSError, ValueError):
+                pass
+        try:
+            self._parquet.close()
+        except Exception:  # noqa: BLE001 - best effort: the folder is removed anyway
+            pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def snapshot_id_of(files: dict[str, FileRef], sources: list[SourceObject], corrupt: list[CorruptObjectReport],
+                   parent: str | None) -> str:
+    content = {"contract": AGENT_SESSION.name, "schema_version": SCHEMA_VERSION, "parent": parent,
+               "data": files["data"].sha256, "quarantine": files["quarantine"].sha256,
+               "sources": [[s.key, s.etag, s.size] for s in sources],
+               "corrupt": [[c.key, c.etag, c.size] for c in corrupt]}
+    return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def snapshot_prefix(state_prefix: str, snapshot_id: str) -> str:
+    return f"{state_prefix}snapshots/{snapshot_id}/"
+
+
+def commit(writer: SnapshotWriter, store: ObjectStore, state_prefix: str, *, parent: SnapshotManifest | None,
+           sources: list[SourceObject], corrupt: list[CorruptObjectReport], counts: Counts,
+           source_uri: str) -> SnapshotManifest:
+    """Upload the files, then the manifest (the commit point). Returns the committed manifest."""
+    files = writer.close()
+    snapshot_id = snapshot_id_of(files, sources, corrupt, parent.snapshot_id if parent else None)
+    base = snapshot_prefix(state_prefix, snapshot_id)
+    for name, path, filename in (("data", writer.data_path, "data.parquet"),
+                                 ("quarantine", writer.quarantine_path, "quarantine.jsonl.gz"),
+                                 ("seen_index", writer.seen_path, "seen.parquet")):
+        files[name] = files[name].model_copy(update={"key": base + filename})
+        store.put_file(base + filename, path)
+    manifest = SnapshotManifest(
+        snapshot_id=snapshot_id, seq=(parent.seq + 1) if parent else 1, parent=parent.snapshot_id if parent else None,
+        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), code_version=code_version(),
+        source_uri=source_uri, store_uri=store.uri, data=files["data"], quarantine=files["quarantine"],
+        seen_index=files["seen_index"], sources=sources, corrupt_objects=corrupt, counts=counts)
+    store.put(base + "manifest.json", manifest.model_dump_json(indent=2).encode("utf-8"))
+    return manifest
+
+
+def manifests(store: ObjectStore, state_prefix: str) -> list[SnapshotManifest]:
+    """Every committed snapshot, oldest first."""
+    found = []
+    for info in store.list(f"{state_prefix}snapshots/"):
+        if info.key.endswith("/manifest.json"):
+            found.append(SnapshotManifest.model_validate_json(store.get(info.key)))
+    return sorted(found, key=lambda m: m.seq)
+
+
+@dataclass
+class CommittedState:
+    snapshots: list[SnapshotManifest]
+    read: set[tuple[str, str, int]]  # (key, etag, size) of every object read completely
+    seen: dict[str, int]  # session_id -> digest of its line
+
+    @property
+    def head(self) -> SnapshotManifest | None:
+        return self.snapshots[-1] if self.snapshots else None
+
+
+def load_state(store: ObjectStore, state_prefix: str) -> CommittedState:
+    """What committed snapshots say: objects read and session ids seen (memory: ~150 bytes per session id)."""
+    import pyarrow.parquet as pq
+
+    snapshots = manifests(store, state_prefix)
+    read = {(s.key, s.etag, s.size) for m in snapshots for s in m.sources}
+    seen: dict[str, int] = {}
+    for m in snapshots:
+        if m.seen_index.rows:
+            table = pq.read_table(io.BytesIO(store.get(m.seen_index.key)))
+            seen.update(zip(table.column("session_id").to_pylist(), table.column("digest").to_pylist()))
+    return CommittedState(snapshots=snapshots, read=read, seen=seen)
+
+
+def resolve(store: ObjectStore, state_prefix: str, snapshot_id: str) -> SnapshotManifest:
+    """The manifest of `snapshot_id`: a full id, a unique prefix of at least 6 characters, or `latest`."""
+    from postgame.errors import PostgameError
+
+    if snapshot_id == "latest":
+        found = manifests(store, state_prefix)
+        if not found:
+            raise PostgameError(f"no snapshot yet in {store.uri}/{state_prefix}: run `postgame ingest` first")
+        return found[-1]
+    key = f"{snapshot_prefix(state_prefix, snapshot_id)}manifest.json"
+    if len(snapshot_id) == 64 and store.exists(key):
+        return SnapshotManifest.model_validate_json(store.get(key))
+    if len(snapshot_id) >= 6:
+        matches = [m for m in manifests(store, state_prefix) if m.snapshot_id.startswith(snapshot_id)]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise PostgameError(f"snapshot id {snapshot_id!r} is ambiguous: {len(matches)} snapshots start with it")
+    raise PostgameError(f"no snapshot {snapshot_id!r} in {store.uri}/{state_prefix} (see `postgame quarantine ls` or "
+                        f"the output of `postgame ingest`)")
+
+
+def local_path(store: ObjectStore, key: str, cache: Path, sha256: str) -> Path:
+    """A local file with the object's bytes: the store's own file for a folder store, else a verified cached copy."""
+    url = urlparse(store.url(key))
+    if url.scheme == "file":
+        return Path(url.path)
+    path = cache / sha256
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".part")
+        with store.open(key) as src, open(tmp, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        if _sha256_file(tmp) != sha256:
+            tmp.unlink()
+            raise ValueError(f"{store.url(key)}: content does not match its sha256 {sha256} (damaged snapshot)")
+        tmp.replace(path)
+    return path
+
+
+def read_quarantine(store: ObjectStore, manifest: SnapshotManifest) -> Iterator[QuarantineEntry]:
+    if not manifest.quarantine.rows:
+        return
+    with gzip.open(io.BytesIO(store.get(manifest.quarantine.key)), "rt", encoding="utf-8") as fh:
+        for line in fh:
+            yield QuarantineEntry.model_validate_json(line)
