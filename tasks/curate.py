@@ -37,10 +37,6 @@ class CuratedDataset:
         return f"datasets/{self.sha256}.jsonl"
 
 
-def _as_obj(value):
-    return json.loads(value) if isinstance(value, str) and value[:1] in "[{" else value
-
-
 def _last(messages: list[dict], role: str) -> str | None:
     for message in reversed(messages):
         if message.get("role") == role:
@@ -49,11 +45,11 @@ def _last(messages: list[dict], role: str) -> str | None:
 
 
 def build_rows(sessions: list[dict], splits: dict[str, str], max_examples: int) -> tuple[list[dict], dict[str, int]]:
-    """Pure: sessions (schema v1 records) + instance_id → split map → training rows and the skip counts."""
+    """Pure: sessions (schema-v1 records) + {instance_id: split} → training rows and the skip counts."""
     skipped = {"not_train_split": 0, "unknown_task": 0, "no_prompt": 0}
     by_instance: dict[str, dict] = {}
     for session in sorted(sessions, key=lambda s: (str(s.get("timestamp")), str(s.get("session_id")))):
-        task_info = _as_obj(session.get("task")) or {}
+        task_info = session.get("task") or {}
         instance_id = task_info.get("instance_id")
         split = splits.get(instance_id)
         if split is None:
@@ -62,14 +58,14 @@ def build_rows(sessions: list[dict], splits: dict[str, str], max_examples: int) 
         if split != "train":
             skipped["not_train_split"] += 1
             continue
-        messages = _as_obj(session.get("messages")) or []
+        messages = session.get("messages") or []
         prompt = _last(messages, "user")
         if not prompt:
             skipped["no_prompt"] += 1
             continue
         row = by_instance.setdefault(instance_id, {"instance_id": instance_id, "prompt": prompt, "sessions": []})
         row["sessions"].append(session.get("session_id"))
-        outcome = _as_obj(session.get("outcome")) or {}
+        outcome = session.get("outcome") or {}
         answer = _last(messages, "assistant") or session.get("patch")
         if outcome.get("status") == "resolved" and outcome.get("feedback") in ACCEPTED_FEEDBACK and answer:
             row.setdefault("completion", answer)
@@ -79,12 +75,13 @@ def build_rows(sessions: list[dict], splits: dict[str, str], max_examples: int) 
 
 def curate_snapshots(cfg: Config, snapshot_ids: list[str]) -> CuratedDataset:
     from evals.factory.catalog import split_map
+    from postgame.contract.arrow import to_record
     from postgame.ingest import load_snapshot
     from postgame.runtime import store
 
     sessions: list[dict] = []
     for snapshot_id in snapshot_ids:
-        sessions += load_snapshot(snapshot_id, cfg=cfg).to_pylist()
+        sessions += [to_record(row) for row in load_snapshot(snapshot_id, cfg=cfg).to_pylist()]
     rows, skipped = build_rows(sessions, split_map(cfg), cfg.curate.max_examples)
     if len(rows) < cfg.curate.min_records:
         raise DataValidationError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +10,10 @@ import pytest
 
 from postgame.config import Config
 from tests.support import SeaweedServer, make_config
+
+# Prefect's ephemeral API server logs its shutdown from an atexit hook, after pytest has closed the captured streams;
+# without this every such test run ends with a "--- Logging error ---" traceback that is noise, not a failure.
+logging.raiseExceptions = False
 
 
 @pytest.fixture

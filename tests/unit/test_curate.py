@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from tasks.curate import build_rows
 
 
@@ -32,13 +30,6 @@ def test_sft_target_only_from_resolved_and_accepted_sessions():
     assert by_id["a"]["completion"] == "good"
     assert "completion" not in by_id["b"]
     assert by_id["b"]["sessions"] == ["s02", "s03"]
-
-
-def test_nested_fields_stored_as_json_strings_are_read():
-    rec = session("s01", "a", "resolved", "edited", answer="fix")
-    rec = {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in rec.items()}
-    rows, _ = build_rows([rec], SPLITS, 100)
-    assert rows[0]["completion"] == "fix" and rows[0]["prompt"] == "fix it"
 
 
 def test_session_without_user_prompt_is_counted():
