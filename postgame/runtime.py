@@ -53,19 +53,24 @@ def running_stack(cfg: Config) -> dict | None:
         return None
     for svc in state.get("services", {}).values():
         pid = svc.get("pid")
-        if not pid or not _alive(pid):
+        if not pid or not process_alive(pid):
             return None
     return state
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """True while `pid` runs; a zombie (exited, not yet reaped) counts as gone."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
 
 
 def store_uri(cfg: Config) -> str:

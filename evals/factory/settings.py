@@ -13,7 +13,7 @@ class SimulatorSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     log_prefix: str = Field("agent-logs", description="Store prefix of the log objects: <prefix>/dt=YYYY-MM-DD/part-NNNN.jsonl.gz.")
-    days: int = Field(1, ge=1, description="Sessions are spread over this many days, ending today (one partition a day).")
+    days: int = Field(1, ge=1, description="Sessions are spread over this many calendar days (UTC), ending now: one partition a day.")
     duplicate_rate: float = Field(0.0, ge=0, le=1, description="Share of sessions re-sent as an exact duplicate line.")
     malformed_rate: float = Field(0.0, ge=0, le=1, description="Share of sessions followed by one broken line (half unparsable, half off-schema); reported exactly.")
     secret_rate: float = Field(0.0, ge=0, le=1, description="Share of sessions whose tool output leaks a fake secret (AWS key, GitHub token, private key, bearer token, password in URL, e-mail).")
@@ -29,9 +29,9 @@ class FactorySettings(BaseModel):
     projects: list[str] = Field(default_factory=list, description="Seed projects to use; empty = all found.")
     operators: list[str] = Field(default_factory=list, description="Mutation operators by name; empty = all registered.")
     candidates_per_project: int = Field(90, gt=0, description="Most mutants tried per project (in seeded order).")
-    instances_per_project: int = Field(30, gt=0, description="Validated instances kept per project; trying stops once reached.")
+    instances_per_project: int = Field(27, gt=0, description="Validated instances kept per project; trying stops once reached (12 projects x 27 = 324).")
     validation_runs: int = Field(2, ge=2, description="Harness runs per candidate; results that disagree drop it.")
-    timeout_s: float = Field(20.0, gt=0, description="Wall-clock limit of one validation test run (a mutant can loop).")
+    timeout_s: float = Field(10.0, gt=0, description="Wall-clock limit of one validation test run (a mutant can loop); clean suites take ~1 s.")
     workers: int = Field(0, ge=0, description="Parallel validation processes; 0 = number of cores.")
     split_fractions: dict[str, float] = Field(
         default_factory=lambda: {"train": 0.6, "eval": 0.2, "holdout": 0.2},

@@ -1,0 +1,282 @@
+"""The traffic simulator: the deployed agent attempts train tasks, the harness grades them, and each attempt becomes
+a schema-v1 production log record in the log store — the production traffic of the embedded default.
+
+    postgame simulate --sessions 200 [--seed N] [--duplicate-rate 0.05 --malformed-rate 0.02 --secret-rate 0.1] [--json]
+
+`simulate()` is the pure core: it takes the tasks, an `attempt` callable (prompts -> generations with `text`,
+`prompt_tokens`, `completion_tokens`, `latency_ms`; the CLI passes the MLflow `champion`) and a `grade` callable
+(instance, patch -> a GradeResult; the CLI passes `evals.harness.evaluate`), and writes
+`<log_prefix>/dt=YYYY-MM-DD/part-NNNN.jsonl.gz` objects (NNNN = the next free number of that day).
+
+Realistic dirt, each knob a rate, each defect counted exactly in the returned summary so that an ingest round trip
+can be checked to the record:
+- duplicates: a session's line re-sent byte for byte (ingest keeps one);
+- malformed lines: extra lines that ingest must quarantine, half `parse` (truncated JSON, a JSON array, invalid
+  UTF-8) and half `schema` (a required field missing, an unknown status, a negative token count, messages not a list);
+- secrets: a realistic fake secret (AWS key, GitHub token, private key, bearer token, password in a URL, e-mail)
+  leaked into a tool message; ingest must redact it. Which session holds which kind is recorded.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import random
+import string
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Protocol
+
+from evals.factory.catalog import prompt_files
+from evals.factory.settings import SimulatorSettings
+from evals.harness.instance import Instance
+from evals.prompts import SYSTEM_PROMPT, extract_patch, render_prompt
+from postgame.config import Config
+from postgame.store import ObjectStore
+
+PARSE_DEFECTS = ("truncated_json", "json_array", "invalid_utf8")
+SCHEMA_DEFECTS = ("missing_outcome", "unknown_status", "negative_tokens", "messages_not_a_list")
+SECRET_KINDS = ("aws_key", "github_token", "private_key", "bearer_token", "url_password", "email")
+
+
+class GenerationLike(Protocol):
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+
+
+Attempt = Callable[[list[str]], Sequence[GenerationLike]]
+Grade = Callable[[Instance, str], Any]  # -> GradeResult (status, tests_status)
+
+
+@dataclass
+class SimulationSummary:
+    """What was written, with every planted defect counted (what an ingest of these objects must report)."""
+
+    sessions: int                                  # distinct valid records (unique session ids)
+    lines: int                                     # every line written: sessions + duplicates + malformed
+    duplicates: int
+    malformed: dict[str, int]                      # by the quarantine reason ingest must give: parse / schema
+    malformed_kinds: dict[str, int]                # by defect
+    secrets: dict[str, int]                        # by kind
+    secret_sessions: dict[str, str]                # session_id -> kind planted in its tool message
+    outcomes: dict[str, int]                       # resolved / unresolved / error / abandoned
+    objects: list[str]                             # store keys written
+    model_name: str
+    model_version: str
+    seconds: float = 0.0
+    session_ids: list[str] = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "session_ids"}
+
+    def summary(self) -> str:
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items()))
+        dirt = f"{self.duplicates} duplicates, {sum(self.malformed.values())} malformed " \
+               f"(parse {self.malformed['parse']}, schema {self.malformed['schema']}), {len(self.secret_sessions)} with secrets"
+        return (f"{self.sessions} sessions by {self.model_name}@{self.model_version} ({outcomes}); {dirt}; "
+                f"{len(self.objects)} objects in {self.seconds:.0f}s")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Fake secrets: shaped like the real thing, valid for nothing.
+
+def fake_secret(kind: str, rng: random.Random) -> str:
+    """A line a careless tool output could contain, carrying one secret of `kind`."""
+    upper = string.ascii_uppercase + "234567"
+    alnum = string.ascii_letters + string.digits
+    pick = lambda chars, n: "".join(rng.choice(chars) for _ in range(n))  # noqa: E731
+    if kind == "aws_key":
+        return f"export AWS_ACCESS_KEY_ID=AKIA{pick(upper, 16)}"
+    if kind == "github_token":
+        return f"export GITHUB_TOKEN=ghp_{pick(alnum, 36)}"
+    if kind == "private_key":
+        body = "\n".join(pick(alnum + "+/", 64) for _ in range(4))
+        return f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
+    if kind == "bearer_token":
+        return f"curl -H 'Authorization: Bearer {pick(alnum, 40)}' https://api.internal.invalid/v1/jobs"
+    if kind == "url_password":
+        return f"DATABASE_URL=postgres://deploy:{pick(alnum, 14)}@db.internal.invalid:5432/app"
+    if kind == "email":
+        return f"Author: {pick(string.ascii_lowercase, 7)}.{pick(string.ascii_lowercase, 5)}@acme-corp.com"
+    raise KeyError(f"unknown secret kind {kind!r}; valid: {', '.join(SECRET_KINDS)}")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Malformed lines
+
+def malformed_line(record: dict, defect: str) -> bytes:
+    """A line that breaks the contract in one named way (`PARSE_DEFECTS` or `SCHEMA_DEFECTS`)."""
+    rec = json.loads(json.dumps(record))
+    line = json.dumps(rec, ensure_ascii=False)
+    if defect == "truncated_json":
+        return line[: max(10, len(line) // 2)].encode()
+    if defect == "json_array":
+        return json.dumps([rec["session_id"], rec["timestamp"]]).encode()
+    if defect == "invalid_utf8":
+        data = line.encode()
+        cut = data.index(b'"session_id"')
+        return data[:cut] + b'"note": "\xff\xfe", ' + data[cut:]
+    if defect == "missing_outcome":
+        del rec["outcome"]
+    elif defect == "unknown_status":
+        rec["outcome"]["status"] = "exploded"
+    elif defect == "negative_tokens":
+        rec["usage"]["completion_tokens"] = -7
+    elif defect == "messages_not_a_list":
+        rec["messages"] = "see attachment"
+    else:
+        raise KeyError(f"unknown defect {defect!r}; valid: {', '.join(PARSE_DEFECTS + SCHEMA_DEFECTS)}")
+    return json.dumps(rec, ensure_ascii=False).encode()
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Sessions
+
+def _tool_report(grade: Any | None) -> tuple[str, int, int]:
+    if grade is None:
+        return "No edit blocks or diff found in the answer: nothing was applied or run.", 0, 0
+    tests = getattr(grade, "tests_status", {}) or {}
+    passed = sum(len(v.get("success", [])) for v in tests.values())
+    failed_ids = [t for v in tests.values() for t in v.get("failure", [])]
+    if grade.status == "error":
+        return f"The test run could not start: {getattr(grade, 'error', '') or 'infrastructure error'}", 0, 0
+    if not getattr(grade, "patch_applied", True):
+        return f"The patch did not apply: {getattr(grade, 'apply_error', '') or 'no match'}", 0, 0
+    lines = [f"Ran the tests: {passed} passed, {len(failed_ids)} failed."]
+    lines += [f"FAILED {t}" for t in failed_ids[:5]]
+    return "\n".join(lines), passed, len(failed_ids)
+
+
+def _feedback(status: str, rng: random.Random) -> str:
+    if status == "resolved":
+        return "accepted" if rng.random() < 0.8 else "edited"
+    if status == "unresolved":
+        return "rejected" if rng.random() < 0.6 else "none"
+    return "none"
+
+
+def simulate(tasks: Sequence[Instance], attempt: Attempt, grade: Grade, *, sessions: int, store: ObjectStore,
+             settings: SimulatorSettings, seed: int = 0, model_name: str = "", model_version: str = "",
+             now: datetime | None = None, usd_per_cpu_hour: float = 0.0, grade_workers: int = 1,
+             files_for: Callable[[Instance], dict[str, str]] = prompt_files) -> SimulationSummary:
+    """Run `sessions` simulated sessions on `tasks` and write them to `store` (see the module docstring)."""
+    if not tasks:
+        raise ValueError("no tasks to simulate: the train split is empty (run `postgame tasks build`)")
+    start = time.monotonic()
+    now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(microsecond=0)
+    rng = random.Random(f"simulate:{seed}:{now.isoformat()}")
+    run_tag = hashlib.sha256(f"{seed}:{now.isoformat()}:{model_name}:{model_version}".encode()).hexdigest()[:10]
+    first = now.replace(hour=0, minute=0, second=0) - timedelta(days=settings.days - 1)
+    span = (now - first).total_seconds()
+    chosen = [tasks[rng.randrange(len(tasks))] for _ in range(sessions)]
+    stamps = sorted(first + timedelta(seconds=int(rng.uniform(0, span))) for _ in range(sessions))
+
+    # 1. the policy answers, a batch at a time; 2. the harness grades what it answered.
+    prompts = [render_prompt(inst, files_for(inst)) for inst in chosen]
+    generations: list[GenerationLike] = []
+    for i in range(0, sessions, settings.batch_size):
+        batch = prompts[i: i + settings.batch_size]
+        out = list(attempt(batch))
+        if len(out) != len(batch):
+            raise ValueError(f"the policy returned {len(out)} generations for {len(batch)} prompts")
+        generations += out
+    patches = [extract_patch(g.text) for g in generations]
+    with ThreadPoolExecutor(max_workers=max(1, grade_workers)) as pool:
+        grades = list(pool.map(lambda ip: grade(*ip) if ip[1].strip() else None, zip(chosen, patches)))
+
+    # 3. records, with the dirt planted and counted.
+    by_day: dict[str, list[bytes]] = {}
+    outcomes: Counter[str] = Counter()
+    secret_sessions: dict[str, str] = {}
+    kinds: Counter[str] = Counter()
+    resend: list[tuple[str, bytes]] = []
+    ids = []
+    for n, (inst, gen, patch, result, when) in enumerate(zip(chosen, generations, patches, grades, stamps)):
+        session_id = f"sim-{run_tag}-{n:06d}"
+        report, passed, failed = _tool_report(result)
+        status = "abandoned" if result is None else result.status
+        if rng.random() < settings.secret_rate:
+            kind = SECRET_KINDS[rng.randrange(len(SECRET_KINDS))]
+            report += "\n" + fake_secret(kind, rng)
+            secret_sessions[session_id] = kind
+        cost = gen.latency_ms / 3_600_000 * usd_per_cpu_hour + \
+            (gen.prompt_tokens + gen.completion_tokens) / 1000 * settings.usd_per_1k_tokens
+        record = {
+            "schema_version": 1, "session_id": session_id,
+            "timestamp": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "agent": {"model_name": model_name, "model_version": str(model_version)},
+            "task": {"instance_id": inst.instance_id, "repo": inst.repo, "problem_statement": inst.problem_statement,
+                     "environment": getattr(inst, "environment_uri", None) or inst.environment},
+            "messages": [{"role": "system", "content": SYSTEM_PROMPT},
+                         {"role": "user", "content": prompts[n]},
+                         {"role": "assistant", "content": gen.text},
+                         {"role": "tool", "name": "run_tests", "content": report}],
+            "patch": patch,
+            "outcome": {"status": status, "tests_passed": passed, "tests_failed": failed,
+                        "feedback": _feedback(status, rng)},
+            "usage": {"prompt_tokens": int(gen.prompt_tokens), "completion_tokens": int(gen.completion_tokens),
+                      "latency_ms": round(float(gen.latency_ms), 3), "cost_usd": round(cost, 8)},
+        }
+        outcomes[status] += 1
+        ids.append(session_id)
+        line = json.dumps(record, ensure_ascii=False).encode()
+        day = by_day.setdefault(when.strftime("%Y-%m-%d"), [])
+        day.append(line)
+        if rng.random() < settings.duplicate_rate:
+            resend.append((when.strftime("%Y-%m-%d"), line))
+        if rng.random() < settings.malformed_rate:
+            pool_ = PARSE_DEFECTS if rng.random() < 0.5 else SCHEMA_DEFECTS
+            defect = pool_[rng.randrange(len(pool_))]
+            broken = {**record, "session_id": f"{session_id}-malformed"}
+            day.insert(rng.randint(0, len(day)), malformed_line(broken, defect))
+            kinds[defect] += 1
+
+    for day, line in resend:  # a re-send lands anywhere after the original, in the same day's object
+        lines = by_day[day]
+        lines.insert(rng.randint(lines.index(line) + 1, len(lines)), line)
+    duplicates = len(resend)
+
+    objects = []
+    for day, lines in sorted(by_day.items()):
+        prefix = f"{settings.log_prefix.rstrip('/')}/dt={day}/"
+        taken = {info.key for info in store.list(prefix)}
+        number = 0
+        while f"{prefix}part-{number:04d}.jsonl.gz" in taken:
+            number += 1
+        key = f"{prefix}part-{number:04d}.jsonl.gz"
+        store.put(key, gzip.compress(b"".join(line + b"\n" for line in lines), mtime=0))
+        objects.append(key)
+
+    malformed = {"parse": sum(kinds[k] for k in PARSE_DEFECTS), "schema": sum(kinds[k] for k in SCHEMA_DEFECTS)}
+    return SimulationSummary(
+        sessions=sessions, lines=sessions + duplicates + sum(malformed.values()), duplicates=duplicates,
+        malformed=malformed, malformed_kinds=dict(kinds), secrets=dict(Counter(secret_sessions.values())),
+        secret_sessions=secret_sessions, outcomes=dict(outcomes), objects=objects, model_name=model_name,
+        model_version=str(model_version), seconds=round(time.monotonic() - start, 3), session_ids=ids)
+
+
+def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
+                     settings: SimulatorSettings | None = None, now: datetime | None = None) -> SimulationSummary:
+    """The CLI's and the demo's entry: the MLflow `champion` attempts train tasks, graded by the harness, logged to
+    the store under `tasks.simulate.log_prefix`."""
+    from evals.factory.catalog import load_tasks
+    from evals.harness import GradeCache, evaluate
+    from models.policy import load_champion
+    from postgame.runtime import store
+
+    tasks = load_tasks(cfg, "train")
+    policy = load_champion(cfg)
+    cache = GradeCache(cfg.home / "cache" / "grades")
+    grade = lambda inst, patch: evaluate(inst, patch, repos_dir=None, settings=cfg.eval, cache=cache)  # noqa: E731
+    return simulate(tasks, policy.generate, grade, sessions=sessions, store=store(cfg),
+                    settings=settings or cfg.tasks.simulate, seed=cfg.tasks.seed if seed is None else seed,
+                    model_name=policy.name, model_version=str(policy.version), now=now,
+                    usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour, grade_workers=cfg.eval.workers or os.cpu_count() or 1)

@@ -1,0 +1,42 @@
+"""Train / eval / holdout by seed project: no project is in two splits, so evaluation measures generalisation to code
+the policy never trained on.
+"""
+
+from __future__ import annotations
+
+import random
+
+from evals.factory.settings import SPLITS, FactorySettings
+
+
+def assign_splits(projects: list[str], settings: FactorySettings) -> dict[str, str]:
+    """{project: split}. Pinned projects keep their split; the others are shuffled by the seed and dealt out so that
+    each split's share of projects is as close to `split_fractions` as whole projects allow (every split with a
+    positive fraction gets at least one project when there are enough)."""
+    pinned = {p: split for split, names in settings.split_projects.items() for p in names if p in projects}
+    free = sorted(set(projects) - set(pinned))
+    random.Random(f"splits:{settings.seed}").shuffle(free)
+
+    total = len(projects)
+    want = {s: settings.split_fractions[s] * total for s in SPLITS}
+    counts = {s: int(want[s]) for s in SPLITS}
+    # Largest remainder, then make sure no split with a positive share is left empty.
+    for s in sorted(SPLITS, key=lambda s: (-(want[s] - counts[s]), SPLITS.index(s))):
+        if sum(counts.values()) >= total:
+            break
+        counts[s] += 1
+    for s in SPLITS:
+        if counts[s] == 0 and settings.split_fractions[s] > 0 and total >= len(SPLITS):
+            donor = max(SPLITS, key=lambda d: counts[d])
+            counts[donor] -= 1
+            counts[s] += 1
+    for project, split in pinned.items():
+        counts[split] = max(0, counts[split] - 1)
+
+    out = dict(pinned)
+    for split in SPLITS:
+        take = min(counts[split], len(free))
+        out.update({p: split for p in free[:take]})
+        free = free[take:]
+    out.update({p: "train" for p in free})  # leftovers only when pins overfill a split
+    return out
