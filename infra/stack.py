@@ -24,7 +24,8 @@ from pathlib import Path
 
 from postgame.config import Config
 from postgame.errors import StackError
-from postgame.runtime import EMBEDDED_S3_KEY, EMBEDDED_S3_SECRET, running_stack, stack_state_file
+from postgame.runtime import (EMBEDDED_S3_KEY, EMBEDDED_S3_SECRET, process_alive, running_stack,
+                              stack_state_file)
 
 SERVICES = ("s3", "mlflow", "prefect")
 WEED_PORT_FLAGS = ("master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
@@ -181,7 +182,7 @@ def up(cfg: Config, *, log=print, only: tuple[str, ...] = SERVICES) -> StackStat
     while pending and time.monotonic() < deadline:
         for name, spec in list(pending.items()):
             pid = state["services"][name]["pid"]
-            if not _alive(pid):
+            if not process_alive(pid):
                 down(cfg, log=lambda *_: None)
                 raise StackError(f"{name} exited during start; see {logs / (name + '.log')}")
             if healthy(spec.health_url):
@@ -197,18 +198,6 @@ def up(cfg: Config, *, log=print, only: tuple[str, ...] = SERVICES) -> StackStat
 
 def _port_key(service: str, label: str) -> str:
     return {"s3": "s3_port", "mlflow": "mlflow_port", "prefect": "prefect_port"}.get(label, "weed_port_base")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie of ours is not alive
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def down(cfg: Config, *, log=print, grace_s: float = 15.0) -> None:

@@ -28,9 +28,12 @@ def train(snapshot: list[str] = typer.Option(..., help="Snapshot id from `postga
     from tasks.curate import curate_snapshots
     from tasks.train import train_candidate
 
+    from postgame.cli import quiet_stdout
+
     cfg = runtime.current_config()
-    dataset = curate_snapshots(cfg, snapshot)
-    candidate = train_candidate(cfg, dataset, _new_run(cfg, f"train-{snapshot[-1][:8]}"))
+    with quiet_stdout(as_json):
+        dataset = curate_snapshots(cfg, snapshot)
+        candidate = train_candidate(cfg, dataset, _new_run(cfg, f"train-{snapshot[-1][:8]}"))
     if as_json:
         typer.echo(json.dumps(asdict(candidate), indent=2, sort_keys=True))
     else:
@@ -45,10 +48,13 @@ def promote(run_id: str = typer.Option(..., "--run-id", help="The training run o
     from tasks.promote import promote_candidate
     from tasks.train import load_candidate
 
+    from postgame.cli import quiet_stdout
+
     cfg = runtime.current_config()
-    candidate = load_candidate(cfg, run_id)
-    evaluation = evaluate_candidate(cfg, candidate)
-    result = promote_candidate(cfg, candidate, evaluation)
+    with quiet_stdout(as_json):
+        candidate = load_candidate(cfg, run_id)
+        evaluation = evaluate_candidate(cfg, candidate)
+        result = promote_candidate(cfg, candidate, evaluation)
     if as_json:
         typer.echo(json.dumps({"version": result.version, "model_uri": result.model_uri,
                                "promoted": result.decision.promote, "reason": result.decision.reason,

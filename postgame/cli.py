@@ -35,6 +35,14 @@ def _echo_json(obj) -> None:
     typer.echo(json.dumps(obj, indent=2, sort_keys=True, default=str))
 
 
+def quiet_stdout(as_json: bool):
+    """With --json, stdout carries the JSON object alone: what libraries print (MLflow's "View run ... at") goes to
+    stderr instead."""
+    import contextlib
+
+    return contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext()
+
+
 @app.command()
 def up() -> None:
     """Start the local stack (idempotent) and print its URLs."""
@@ -74,7 +82,8 @@ def cycle(source: Optional[str] = typer.Option(None, help="Logs to read (folder 
     """Run one continuous-training cycle: ingest, validate, curate, train, evaluate, promote."""
     from flows.cycle import run_cycle
 
-    report = run_cycle(runtime.config_path_arg(), source=source)
+    with quiet_stdout(as_json):
+        report = run_cycle(runtime.config_path_arg(), source=source)
     if as_json:
         _echo_json(report.model_dump(mode="json"))
     else:

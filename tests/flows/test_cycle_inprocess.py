@@ -1,0 +1,87 @@
+"""The cycle on real Prefect (ephemeral API), real MLflow (SQLite) and a folder store — no stack, same code.
+
+One small world is built for the module: a few seed projects, a few validated tasks each, traffic from the base
+policy. Then: a full cycle registers a champion; a second cycle with nothing new is skipped; a snapshot that fails
+validation stops the cycle before training and is marked rejected, so it never blocks later cycles.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from tests.support import make_config
+
+SMALL_WORLD = {
+    "tasks": {"projects": ["textkit", "intervals", "ledger", "semver"], "instances_per_project": 2,
+              "candidates_per_project": 8, "split_projects": {"eval": ["semver"], "holdout": ["ledger"]}},
+    "policy": {"max_new_tokens": 16, "max_prompt_tokens": 512},
+    "train": {"max_steps": 1, "batch_size": 4, "num_generations": 4, "max_prompts": 2},
+    "promote": {"eval_instances": 2},
+    "eval": {"timeout_s": 30},
+}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    from evals.factory.build import ensure_built
+    from evals.factory.simulate import simulate_traffic
+
+    cfg = make_config(tmp_path_factory.mktemp("inprocess-home"), **SMALL_WORLD)
+    ensure_built(cfg)
+    traffic = simulate_traffic(cfg, sessions=4)
+    assert traffic.sessions == 4
+    return cfg
+
+
+def _cycle(cfg):
+    from flows.cycle import run_cycle
+
+    return run_cycle(str(cfg.home / "postgame.yaml"))
+
+
+def test_full_cycle_registers_a_champion_traceable_to_its_logs(world):
+    from models import registry
+    from postgame import ledger
+    from postgame.ingest import snapshot_manifest
+
+    report = _cycle(world)
+    assert report.status == "completed"
+    assert report.train_method in {"grpo", "sft"} and report.train_steps == 1
+    assert report.promoted and report.version == "1"  # first cycle: no champion to beat
+    champion = registry.champion_version(world)
+    assert champion.version == report.version
+    # Lineage: model version -> snapshot -> the log objects it was read from.
+    snapshot_ids = champion.tags["lineage.snapshot_ids"].split(",")
+    assert snapshot_ids == report.snapshot_ids
+    manifest = snapshot_manifest(snapshot_ids[0], cfg=world)
+    assert manifest.source_uri.rstrip("/").endswith("agent-logs")
+    assert manifest.sources and all(o.key.startswith("dt=") and o.etag for o in manifest.sources)
+    assert ledger.status(world, snapshot_ids[0]) == "trained"
+    assert report.cost_usd > 0 and report.cpu_seconds > 0
+
+
+def test_cycle_with_nothing_new_is_skipped(world):
+    report = _cycle(world)
+    assert report.status == "skipped" and report.snapshot_ids == []
+
+
+def test_failed_validation_stops_before_training_and_rejects_the_snapshot(world):
+    from models import registry
+    from postgame import ledger
+    from postgame.errors import DataValidationError
+    from postgame.runtime import store
+
+    # A log object that is mostly garbage: the quarantine rate (critical, 0.2 by default) fails the gate.
+    lines = [b"{not json"] * 9 + [b'{"schema_version": 1}']
+    store(world).put("agent-logs/dt=2026-01-01/part-9999.jsonl.gz", gzip.compress(b"\n".join(lines) + b"\n"))
+    versions_before = registry.client(world).search_model_versions(f"name='{world.tracking.registered_model}'")
+    with pytest.raises(DataValidationError, match="quarantine_rate"):
+        _cycle(world)
+    versions_after = registry.client(world).search_model_versions(f"name='{world.tracking.registered_model}'")
+    assert len(versions_after) == len(versions_before)  # nothing was trained or registered
+    assert ledger.pending(world) == []  # the bad snapshot is rejected, not left to block every later cycle
+    rejected = [json.loads(store(world).get(i.key)) for i in store(world).list(f"{world.ingest.state_prefix}ledger/")]
+    assert any(e["status"] == "rejected" and "quarantine_rate" in e["detail"] for e in rejected)

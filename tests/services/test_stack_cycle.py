@@ -1,0 +1,116 @@
+"""The real stack end to end: `postgame up`, one cycle against it, read back through the real clients, `postgame down`.
+
+Tests in this module run in order and share one stack (starting it costs ~15–45 s on 2 cores).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+
+from postgame.runtime import process_alive
+from tests.support import make_config
+
+pytestmark = pytest.mark.services
+
+STAGES = {"ingest", "validate", "curate", "train", "evaluate", "promote"}
+
+
+def cli(cfg, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGAME_", "PREFECT_", "MLFLOW_"))}
+    proc = subprocess.run([sys.executable, "-m", "postgame", "--config", str(cfg.home / "postgame.yaml"), *args],
+                          capture_output=True, text=True, env=env, timeout=900)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"postgame {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+@pytest.fixture(scope="module")
+def stack_cfg(tmp_path_factory):
+    home = tmp_path_factory.mktemp("stack-home")
+    cfg = make_config(home, **SMALL_WORLD)
+    cli(cfg, "up")
+    yield cfg
+    cli(cfg, "down", check=False)
+
+
+# A small world so the cycle fits in CI: few tasks, few sessions, short generations.
+SMALL_WORLD = {
+    "tasks": {"projects": ["textkit", "intervals", "ledger", "semver"], "instances_per_project": 2,
+              "candidates_per_project": 8, "split_projects": {"eval": ["semver"], "holdout": ["ledger"]}},
+    "policy": {"max_new_tokens": 16, "max_prompt_tokens": 512},
+    "train": {"max_steps": 1, "batch_size": 4, "num_generations": 4, "max_prompts": 2},
+    "promote": {"eval_instances": 2},
+    "eval": {"timeout_s": 30},
+}
+
+
+def test_up_is_idempotent_and_status_reports_health(stack_cfg):
+    again = cli(stack_cfg, "up")
+    assert "already running" in again.stdout
+    status = json.loads(cli(stack_cfg, "status", "--json").stdout)
+    assert status["running"] is True
+    assert set(status["services"]) == {"s3", "mlflow", "prefect"}
+    for svc in status["services"].values():
+        assert svc["healthy"] is True and svc["url"].startswith("http://127.0.0.1:")
+
+
+def test_s3_refuses_wrong_credentials(stack_cfg):
+    s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{stack_cfg.stack.s3_port}", region_name="us-east-1",
+                      aws_access_key_id="intruder", aws_secret_access_key="wrong")
+    with pytest.raises(ClientError):
+        s3.list_buckets()
+
+
+def test_one_cycle_against_the_stack(stack_cfg):
+    from mlflow import MlflowClient
+
+    cli(stack_cfg, "tasks", "build")
+    cli(stack_cfg, "simulate", "--sessions", "6")
+    out = cli(stack_cfg, "cycle", "--json").stdout
+    report = json.loads(out)  # stdout holds the JSON report alone, even with MLflow's "View run" lines
+
+    # Prefect: the flow run and its six stage task runs, completed, read through the REST API.
+    api = f"http://127.0.0.1:{stack_cfg.stack.prefect_port}/api"
+    runs = _post(f"{api}/flow_runs/filter", {"flows": {"name": {"any_": ["continuous-cycle"]}}})
+    assert len(runs) == 1 and runs[0]["state_type"] == "COMPLETED"
+    task_runs = _post(f"{api}/task_runs/filter", {"flow_runs": {"id": {"any_": [runs[0]["id"]]}}})
+    names = {t["name"].rsplit("-", 1)[0] for t in task_runs if t["state_type"] == "COMPLETED"}
+    assert STAGES <= names, names
+
+    # MLflow: the model version and the champion alias (first cycle: no champion before, so it is promoted).
+    client = MlflowClient(tracking_uri=f"http://127.0.0.1:{stack_cfg.stack.mlflow_port}")
+    model = client.get_registered_model(stack_cfg.tracking.registered_model)
+    assert model.aliases.get("champion") == report["version"]
+    version = client.get_model_version(model.name, report["version"])
+    assert version.tags["lineage.snapshot_ids"].split(",") == report["snapshot_ids"]
+    assert report["promoted"] is True
+
+    # S3: the production log objects, through boto3.
+    s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{stack_cfg.stack.s3_port}", region_name="us-east-1",
+                      aws_access_key_id="postgame", aws_secret_access_key="postgame-local-secret")
+    keys = [o["Key"] for o in s3.list_objects_v2(Bucket="postgame", Prefix="agent-logs/").get("Contents", [])]
+    assert keys and all(k.endswith(".jsonl.gz") for k in keys)
+
+
+def test_down_leaves_no_process_behind(stack_cfg):
+    state = json.loads((stack_cfg.home / "stack.json").read_text())
+    pids = [svc["pid"] for svc in state["services"].values()]
+    cli(stack_cfg, "down")
+    leftovers = subprocess.run(["pgrep", "-f", str(stack_cfg.home)], capture_output=True, text=True).stdout.split()
+    assert leftovers == []
+    assert not any(process_alive(pid) for pid in pids)  # gone, or a zombie left for init to reap
+    assert not (stack_cfg.home / "stack.json").exists()
+
+
+def _post(url: str, body: dict) -> list[dict]:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as resp:  # noqa: S310 - loopback
+        return json.loads(resp.read())
