@@ -29,6 +29,8 @@ class HarnessSettings(BaseModel):
     cache_dir: Path | None = Field(None, description="Keeps base exports and graded results across processes; empty = a temporary folder per process.")
     work_dir: Path | None = Field(None, description="Where each run's fresh copy is made; empty = the system temp folder.")
     keep_workdir: bool = Field(False, description="Keep each run's copy for debugging instead of deleting it.")
+    pytest_plugin_autoload: bool = Field(False, description="Let pytest load every plugin installed beside it (repos "
+                                                            "that need pytest plugins); off = only the harness's own.")
     max_log_kb: int = Field(1024, ge=16, description="Test output kept in TestRun.log and test_output.txt (the tail beyond this is cut).")
 
     @model_validator(mode="after")
