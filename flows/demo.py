@@ -16,6 +16,15 @@ from collections.abc import Callable
 from postgame.config import Config
 
 
+def demo_traffic(cfg: Config):
+    """Production traffic is dirty: unless the config asks for its own dirt, the demo plants some, so that the
+    quarantine, the dedupe and the redaction have something to show."""
+    sim = cfg.tasks.simulate
+    if sim.duplicate_rate or sim.malformed_rate or sim.secret_rate:
+        return sim
+    return sim.model_copy(update={"duplicate_rate": 0.05, "malformed_rate": 0.05, "secret_rate": 0.1})
+
+
 def run_demo(cfg: Config, *, sessions: int, keep_up: bool, config_path: str | None = None,
              log: Callable[[str], None] = print):
     from evals.factory.build import ensure_built
@@ -30,7 +39,7 @@ def run_demo(cfg: Config, *, sessions: int, keep_up: bool, config_path: str | No
         built = ensure_built(cfg)
         log(f"   {built.summary() if hasattr(built, 'summary') else built}")
         log(f"== 3/4 production traffic: {sessions} sessions from the champion")
-        traffic = simulate_traffic(cfg, sessions=sessions)
+        traffic = simulate_traffic(cfg, sessions=sessions, settings=demo_traffic(cfg))
         log(f"   {traffic.summary() if hasattr(traffic, 'summary') else traffic}")
         log("== 4/4 one continuous-training cycle")
         report = run_cycle(config_path, source=None)
