@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable
 
 from evals.factory.mutate import Mutation, find_mutations
-from evals.factory.seeds import SeedProject, default_seeds_dir, load_seeds
+from evals.factory.seeds import SeedProject, default_seeds_dir, load_seeds, write_seed
 from evals.factory.settings import SPLITS, FactorySettings
 from evals.factory.snapshot import build_git_repo, diff_file
 from evals.factory.splits import assign_splits
@@ -170,6 +170,10 @@ def build(settings: FactorySettings, harness: HarnessSettings, store: ObjectStor
     workers = settings.workers or os.cpu_count() or 1
     scratch = Path(tempfile.mkdtemp(prefix="postgame-factory-"))
     try:
+        # Workers read the seeds as they were when the build started, even if someone edits them meanwhile.
+        seeds_dir = scratch / "seeds"
+        for seed in seeds:
+            write_seed(seed, seeds_dir / seed.name)
         hs = harness.model_copy(update={"timeout_s": settings.timeout_s, "reruns": 0, "workers": 1,
                                         "cache_dir": scratch / "harness"}).model_dump(mode="json")
         base_job = dict(harness=hs, runs=settings.validation_runs, scratch=str(scratch),

@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 
 import evals
-from evals.factory.snapshot import Files, diff_trees, read_tree
+from evals.factory.snapshot import Files, diff_trees, read_tree, write_tree
 
 TESTS_DIR = "tests/"
 METADATA = "seed.json"
@@ -71,6 +71,13 @@ def load_seed(root: Path) -> SeedProject:
     if meta["name"] != root.name:
         raise ValueError(f"{root / METADATA}: name {meta['name']!r} differs from the folder name {root.name!r}")
     return SeedProject(meta["name"], meta["repo"], meta.get("description", ""), meta.get("domain", ""), source, tests)
+
+
+def write_seed(seed: SeedProject, root: Path) -> None:
+    """Write `seed` out as a seed folder (what `load_seed` reads back identically)."""
+    write_tree({**seed.source, **seed.tests}, root)
+    meta = {"name": seed.name, "repo": seed.repo, "description": seed.description, "domain": seed.domain}
+    (root / METADATA).write_text(json.dumps(meta, indent=2) + "\n")
 
 
 def load_seeds(seeds_dir: Path | None = None, names: list[str] | None = None) -> list[SeedProject]:

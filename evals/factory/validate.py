@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -263,9 +263,3 @@ def coverage(seed: SeedProject, timeout_s: float = 120.0) -> dict[str, list[int]
             return json.loads(out.read_text())
         except (subprocess.TimeoutExpired, OSError, ValueError):
             return {}
-
-
-def verdict_to_dict(v: Verdict) -> dict:
-    d = asdict(v)
-    d["mutation"] = v.mutation.describe()
-    return d

@@ -45,3 +45,13 @@ def test_git_repositories_have_the_same_commit_ids_wherever_they_are_built(tmp_p
     assert git("rev-parse", "p-1^") == clean_a  # one commit per instance, on top of the clean commit
     assert git("show", f"{tags_a['p-1']}:pkg/core.py") == "def f(x):\n    return x + 2"
     assert git("status", "--porcelain") == ""  # the work tree holds the clean commit
+
+
+def test_a_seed_written_out_reads_back_identically(tmp_path):
+    """Builds freeze the seeds they read (someone may edit evals/seeds meanwhile): the copy must be exact."""
+    from evals.factory.seeds import load_seed, load_seeds, write_seed
+
+    seed = load_seeds()[0]
+    write_seed(seed, tmp_path / seed.name)
+    again = load_seed(tmp_path / seed.name)
+    assert again == seed and again.digest == seed.digest and again.test_patch == seed.test_patch
