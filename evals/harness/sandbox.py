@@ -136,8 +136,6 @@ def bwrap_args(settings: HarnessSettings, copy_dir: Path, env: dict[str, str], *
         *_root_links(),
         "--ro-bind", str(_synthetic_etc()), "/etc",
     ]
-    for d in _python_dirs():
-        args += ["--ro-bind", d, d]
     args += [
         "--ro-bind", str(TOOLS_DIR), SANDBOX_TOOLS,
         "--bind", str(copy_dir), SANDBOX_TESTBED,
@@ -146,6 +144,11 @@ def bwrap_args(settings: HarnessSettings, copy_dir: Path, env: dict[str, str], *
         "--perms", "1777", "--size", str(max(tmp // 4, _MB)), "--tmpfs", "/dev/shm",
         "--remount-ro", "/dev",
         "--perms", "1777", "--size", str(tmp), "--tmpfs", "/tmp",
+    ]
+    # After the private /tmp: a Python (venv) that lives under /tmp, as in a CI clone there, must not be hidden by it.
+    for d in _python_dirs():
+        args += ["--ro-bind", d, d]
+    args += [
         "--remount-ro", "/",
         "--chdir", SANDBOX_TESTBED,
         "--clearenv",
