@@ -6,8 +6,6 @@ harness silently fell back to rlimits (the fork-bomb test then failed). The venv
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from evals.harness import sandbox
 from evals.harness.settings import HarnessSettings
 
@@ -19,4 +17,3 @@ def test_python_dirs_under_tmp_are_bound_after_the_private_tmp(monkeypatch, tmp_
     tmpfs_at = max(i for i in range(len(args) - 1) if args[i] == "--tmpfs" and args[i + 1] == "/tmp")
     bind_at = next(i for i in range(len(args) - 2) if args[i:i + 3] == ["--ro-bind", venv, venv])
     assert bind_at > tmpfs_at
-    assert Path(venv).is_relative_to("/tmp") or tmp_path.as_posix().startswith("/tmp")
