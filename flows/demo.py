@@ -57,5 +57,8 @@ def run_demo(cfg: Config, *, sessions: int, keep_up: bool, config_path: str | No
     if keep_up:
         log("The stack stays up to browse; stop it with: postgame down")
     else:
+        from prefect.logging.handlers import APILogWorker
+
+        APILogWorker.drain_all(timeout=10)  # send the cycle's queued logs while the Prefect server still runs
         down(cfg, log=log)
     return report
