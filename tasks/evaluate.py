@@ -8,7 +8,6 @@ when it was measured on the same task set (same sha256); otherwise it is measure
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,13 +49,12 @@ def score_policy(cfg: Config, policy, instances, out_dir: Path) -> tuple[Scores,
                               model_patch=extract_patch(gen.text)) for inst, gen in zip(instances, generations)]
     report = run_evaluation(instances, predictions, repos_dir=None, out_dir=out_dir, settings=cfg.eval,
                             progress=False)
-    data = report.to_dict() if hasattr(report, "to_dict") else json.loads((out_dir / "report.json").read_text())
     total = len(instances)
-    resolved = len(data["resolved_ids"])
-    errors = len(data["error_ids"])
-    rewards = [inst.get("reward") or 0.0 for inst in data.get("instances", {}).values()]
-    metric = {"resolved_rate": resolved / total if total else 0.0,
+    rewards = [result.reward or 0.0 for result in report.results.values()]
+    metric = {"resolved_rate": len(report.resolved_ids) / total if total else 0.0,
               "mean_reward": sum(rewards) / total if total else 0.0}[cfg.promote.metric]
+    data = report.to_dict()
+    errors = len(report.error_ids)
     return Scores(metric=metric, instances=total, errors=errors), data
 
 
