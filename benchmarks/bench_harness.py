@@ -90,7 +90,7 @@ def main() -> None:
         batch = [inst.model_copy(update={"instance_id": f"{inst.instance_id}-{n}"})
                  for n in range(args.copies) for inst in instances]
         preds = [Prediction(instance_id=i.instance_id, model_patch=i.patch) for i in batch]
-        print(f"\n| workers | instances | seconds | instances/min |\n|---:|---:|---:|---:|")
+        print("\n| workers | instances | seconds | instances/min |\n|---:|---:|---:|---:|")
         for workers in (1, 2):
             t = time.perf_counter()
             report = run_evaluation(batch, preds, repos_dir=repos, out_dir=work / f"out-{workers}", settings=settings,

@@ -148,7 +148,7 @@ def main() -> None:
                "validate": validate, "records_per_s": rate,
                "ingest_vs_limit": rate["ingest"] / rate["limit"], "validate_vs_limit": rate["validate"] / rate["limit"]}
     (args.workdir / "results.json").write_text(json.dumps(results, indent=2))
-    print(f"\n| step | records | seconds | records/s | vs limit | peak RSS |\n|---|---|---|---|---|---|")
+    print("\n| step | records | seconds | records/s | vs limit | peak RSS |\n|---|---|---|---|---|---|")
     for name, r in (("pyarrow read_json (limit)", limit), ("ingest", ingest), ("validate", validate)):
         key = name.split()[0] if name != "pyarrow read_json (limit)" else "limit"
         print(f"| {name} | {r['records']} | {r['seconds']:.1f} | {rate[key]:,.0f} | "
