@@ -58,7 +58,7 @@ class CpuMeter:
 def run(home: Path, overrides: dict, force: bool) -> tuple[float, object]:
     home.mkdir(parents=True, exist_ok=True)
     cfg = load_config(env={"POSTGAME_HOME": str(home)})
-    cfg = cfg.model_copy(update={"tasks": cfg.tasks.model_copy(update=overrides)})
+    cfg = cfg.model_copy(update={"factory": cfg.factory.model_copy(update=overrides)})
     start = time.monotonic()
     result = build_tasks(cfg, force=force, progress=lambda m: print(f"  [{time.monotonic() - start:6.1f}s] {m}",
                                                                     flush=True))

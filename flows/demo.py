@@ -3,7 +3,7 @@
     postgame demo [--sessions N] [--no-keep-up]
 
 1. the local stack (Prefect, MLflow, SeaweedFS S3) — started unless it runs;
-2. the task world — built once (deterministic from `tasks.seed`), its environments in S3;
+2. the task world — built once (deterministic from `factory.seed`), its environments in S3;
 3. production traffic — the champion attempts train tasks, graded in the sandbox, logged to S3 as schema-v1 JSONL.gz;
 4. one continuous-training cycle — ingest → validate → curate → train → evaluate → promote;
 5. where to look: the Prefect flow run, the MLflow model version, what the cycle cost and gained.
@@ -19,7 +19,7 @@ from postgame.config import Config
 def demo_traffic(cfg: Config):
     """Production traffic is dirty: unless the config asks for its own dirt, the demo plants some, so that the
     quarantine, the dedupe and the redaction have something to show."""
-    sim = cfg.tasks.simulate
+    sim = cfg.factory.simulate
     if sim.duplicate_rate or sim.malformed_rate or sim.secret_rate:
         return sim
     return sim.model_copy(update={"duplicate_rate": 0.05, "malformed_rate": 0.05, "secret_rate": 0.1})

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
-from evals.factory.settings import FactorySettings
-from evals.harness.settings import HarnessSettings
 from postgame.errors import ConfigError
-from postgame.ingest.settings import IngestSettings
-from postgame.validate.settings import ValidateSettings
+from postgame.settings.factory import FactorySettings
+from postgame.settings.harness import HarnessSettings
+from postgame.settings.ingest import IngestSettings
+from postgame.settings.validate import ValidateSettings
 
 ENV_PREFIX = "POSTGAME_"
 RESERVED_ENV = {"POSTGAME_HOME", "POSTGAME_CONFIG"}
@@ -134,15 +134,13 @@ class Config(_Section):
     policy: PolicySettings = PolicySettings()
     train: TrainSettings = TrainSettings()
     eval: HarnessSettings = HarnessSettings()
-    tasks: FactorySettings = FactorySettings()
+    factory: FactorySettings = Field(FactorySettings(), validation_alias=AliasChoices("factory", "tasks"),
+                                     description="The coding-task world and the traffic simulator (`tasks:` is "
+                                                 "still read, the section's old name).")
     promote: PromoteSettings = PromoteSettings()
     cost: CostSettings = CostSettings()
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    @property
-    def validate_settings(self) -> ValidateSettings:
-        return self.validate_
 
 
 def _set_path(data: dict[str, Any], dotted: list[str], value: Any) -> None:

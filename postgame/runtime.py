@@ -84,7 +84,7 @@ def log_source(cfg: Config) -> str:
     if cfg.ingest.source:
         return cfg.ingest.source
     base = store_uri(cfg).rstrip("/")
-    return f"{base}/{cfg.tasks.simulate.log_prefix.strip('/')}/"
+    return f"{base}/{cfg.factory.simulate.log_prefix.strip('/')}/"
 
 
 def s3_endpoint(cfg: Config) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.harness.instance import Instance
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 
 _GIT_ENV = {
     "GIT_AUTHOR_NAME": "postgame", "GIT_AUTHOR_EMAIL": "postgame@example.invalid",

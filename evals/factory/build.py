@@ -37,12 +37,12 @@ from typing import Callable
 
 from evals.factory.mutate import Mutation, find_mutations
 from evals.factory.seeds import SeedProject, default_seeds_dir, load_seeds, write_seed
-from evals.factory.settings import SPLITS, FactorySettings
+from postgame.settings.factory import SPLITS, FactorySettings
 from evals.factory.snapshot import build_git_repo, diff_file
 from evals.factory.splits import assign_splits
 from evals.factory.statements import statement_for
 from evals.factory.validate import KEPT, Baseline, Job, Verdict, baseline, harness_digest, validate_candidate
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 from postgame.config import Config
 from postgame.store import ObjectStore
 
@@ -89,7 +89,7 @@ def build_tasks(cfg: Config, *, force: bool = False, seed: int | None = None,
     """`build` with the config's settings, store and cache (`<home>/cache/factory`)."""
     from postgame.runtime import store
 
-    settings = cfg.tasks if seed is None else cfg.tasks.model_copy(update={"seed": seed})
+    settings = cfg.factory if seed is None else cfg.factory.model_copy(update={"seed": seed})
     return build(settings, cfg.eval, store(cfg), cache_dir=cfg.home / "cache" / "factory", force=force,
                  progress=progress)
 

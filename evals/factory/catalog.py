@@ -3,7 +3,7 @@
     from evals.factory.catalog import load_tasks
     train = load_tasks(cfg, "train")          # list[Instance], environment = a local, verified .tar.gz
 
-The catalog is the build named by `<tasks.store_prefix>/current.json` (written by `postgame tasks build`).
+The catalog is the build named by `<factory.store_prefix>/current.json` (written by `postgame tasks build`).
 Environments are cached under `<home>/cache/envs/<sha256>.tar.gz`; a cached or downloaded file whose sha256 does not
 match its name is refused (and removed), never used.
 """
@@ -37,7 +37,7 @@ class EnvironmentCorrupt(PostgameError):
 
 def current_build_id(cfg: Config, store: ObjectStore | None = None) -> str:
     store = store or open_store(cfg)
-    key = f"{cfg.tasks.store_prefix}/current.json"
+    key = f"{cfg.factory.store_prefix}/current.json"
     if not store.exists(key):
         raise TasksNotBuilt(f"no task catalog in {store.uri} ({key} missing): run `postgame tasks build`")
     return json.loads(store.get(key))["build_id"]
@@ -46,7 +46,7 @@ def current_build_id(cfg: Config, store: ObjectStore | None = None) -> str:
 def load_manifest(cfg: Config, build_id: str | None = None, store: ObjectStore | None = None) -> dict:
     store = store or open_store(cfg)
     build_id = build_id or current_build_id(cfg, store)
-    key = f"{cfg.tasks.store_prefix}/builds/{build_id}/manifest.json"
+    key = f"{cfg.factory.store_prefix}/builds/{build_id}/manifest.json"
     if not store.exists(key):
         raise TasksNotBuilt(f"build {build_id} not found in {store.uri} ({key} missing)")
     return json.loads(store.get(key))
@@ -57,7 +57,7 @@ def load_records(cfg: Config, split: str | None = None, *, build_id: str | None 
     """Instance records as stored (environment = the snapshot's store URI)."""
     store = store or open_store(cfg)
     build_id = build_id or current_build_id(cfg, store)
-    key = f"{cfg.tasks.store_prefix}/builds/{build_id}/instances.jsonl"
+    key = f"{cfg.factory.store_prefix}/builds/{build_id}/instances.jsonl"
     if not store.exists(key):
         raise TasksNotBuilt(f"build {build_id} has no instances in {store.uri} ({key} missing)")
     records = [json.loads(line) for line in store.get(key).decode().splitlines() if line.strip()]
@@ -77,9 +77,9 @@ def environment_path(cfg: Config, sha256: str, store: ObjectStore | None = None)
             return path
         path.unlink()
     store = store or open_store(cfg)
-    data = store.get(f"{cfg.tasks.envs_prefix}/{sha256}.tar.gz")
+    data = store.get(f"{cfg.factory.envs_prefix}/{sha256}.tar.gz")
     if hashlib.sha256(data).hexdigest() != sha256:
-        raise EnvironmentCorrupt(f"{store.url(f'{cfg.tasks.envs_prefix}/{sha256}.tar.gz')}: content hash "
+        raise EnvironmentCorrupt(f"{store.url(f'{cfg.factory.envs_prefix}/{sha256}.tar.gz')}: content hash "
                                  f"{hashlib.sha256(data).hexdigest()} does not match its name")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -142,7 +142,7 @@ def export_split(cfg: Config, split: str, out: Path, *, build_id: str | None = N
             shutil.rmtree(dest)
         with tempfile.TemporaryDirectory(prefix="postgame-bundle-") as tmp:
             bundle = Path(tmp) / f"{dirname}.bundle"
-            bundle.write_bytes(store.get(f"{cfg.tasks.store_prefix}/builds/{build_id}/repos/{dirname}.bundle"))
+            bundle.write_bytes(store.get(f"{cfg.factory.store_prefix}/builds/{build_id}/repos/{dirname}.bundle"))
             subprocess.run(["git", "clone", "-q", str(bundle), str(dest)], check=True, capture_output=True)
             subprocess.run(["git", "-C", str(dest), "remote", "remove", "origin"], check=True, capture_output=True)
     lines = []

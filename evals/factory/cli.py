@@ -25,7 +25,7 @@ def _echo_json(obj) -> None:
 
 
 @tasks_app.command("build")
-def build_cmd(seed: Optional[int] = typer.Option(None, "--seed", help="Override tasks.seed."),
+def build_cmd(seed: Optional[int] = typer.Option(None, "--seed", help="Override factory.seed."),
               force: bool = typer.Option(False, "--force", help="Rebuild even when this build is in the store."),
               as_json: bool = typer.Option(False, "--json", help="One JSON object: build id, counts per split.")) -> None:
     """Build the task catalog (seed projects → validated instances) or find it in the store."""
@@ -110,7 +110,7 @@ def export_cmd(split: str = typer.Option(..., "--split", help="train, eval or ho
 
 
 def simulate_cmd(sessions: int = typer.Option(..., "--sessions", min=1, help="Sessions to simulate."),
-                 seed: Optional[int] = typer.Option(None, "--seed", help="Override tasks.seed."),
+                 seed: Optional[int] = typer.Option(None, "--seed", help="Override factory.seed."),
                  duplicate_rate: Optional[float] = typer.Option(None, min=0, max=1, help="Share of sessions re-sent."),
                  malformed_rate: Optional[float] = typer.Option(None, min=0, max=1, help="Share followed by a broken line."),
                  secret_rate: Optional[float] = typer.Option(None, min=0, max=1, help="Share leaking a fake secret."),
@@ -123,7 +123,7 @@ def simulate_cmd(sessions: int = typer.Option(..., "--sessions", min=1, help="Se
     cfg = runtime.current_config()
     knobs = {k: v for k, v in {"duplicate_rate": duplicate_rate, "malformed_rate": malformed_rate,
                                "secret_rate": secret_rate}.items() if v is not None}
-    settings = cfg.tasks.simulate.model_copy(update=knobs)
+    settings = cfg.factory.simulate.model_copy(update=knobs)
     summary = simulate_traffic(cfg, sessions=sessions, seed=seed, settings=settings)
     if as_json:
         _echo_json(summary.to_dict())

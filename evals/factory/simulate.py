@@ -34,7 +34,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
 
 from evals.factory.catalog import prompt_files
-from evals.factory.settings import SimulatorSettings
+from postgame.settings.factory import SimulatorSettings
 from evals.harness.instance import Instance
 from evals.prompts import SYSTEM_PROMPT, extract_patch, render_prompt
 from postgame.config import Config
@@ -266,7 +266,7 @@ def simulate(tasks: Sequence[Instance], attempt: Attempt, grade: Grade, *, sessi
 def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
                      settings: SimulatorSettings | None = None, now: datetime | None = None) -> SimulationSummary:
     """The CLI's and the demo's entry: the MLflow `champion` attempts train tasks, graded by the harness, logged to
-    the store under `tasks.simulate.log_prefix`."""
+    the store under `factory.simulate.log_prefix`."""
     from evals.factory.catalog import load_tasks
     from evals.harness import GradeCache, evaluate
     from models.policy import load_champion
@@ -277,6 +277,6 @@ def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
     cache = GradeCache(cfg.home / "cache" / "grades")
     grade = lambda inst, patch: evaluate(inst, patch, repos_dir=None, settings=cfg.eval, cache=cache)  # noqa: E731
     return simulate(tasks, policy.generate, grade, sessions=sessions, store=store(cfg),
-                    settings=settings or cfg.tasks.simulate, seed=cfg.tasks.seed if seed is None else seed,
+                    settings=settings or cfg.factory.simulate, seed=cfg.factory.seed if seed is None else seed,
                     model_name=policy.name, model_version=str(policy.version), now=now,
                     usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour, grade_workers=cfg.eval.workers or os.cpu_count() or 1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from evals.factory.settings import SPLITS, FactorySettings
+from postgame.settings.factory import SPLITS, FactorySettings
 
 
 def assign_splits(projects: list[str], settings: FactorySettings) -> dict[str, str]:

@@ -30,7 +30,7 @@ from evals.factory.mutate import Mutation
 from evals.factory.seeds import SeedProject, load_seed
 from evals.factory.snapshot import make_targz, write_tree
 from evals.harness.constants import PASSING
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 
 KEPT = "kept"
 MAX_FAILURES_LOG = 48 * 1024

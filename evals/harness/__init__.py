@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 
 _EXPORTS = {
     "Instance": "instance", "Prediction": "instance", "load_instances": "instance", "load_predictions": "instance",

@@ -26,7 +26,7 @@ def _fail(message: str) -> None:
 def _settings(timeout: float | None, workers: int | None, reruns: int | None):
     from pydantic import ValidationError
 
-    from evals.harness.settings import HarnessSettings
+    from postgame.settings.harness import HarnessSettings
     from postgame.errors import ConfigError
 
     try:

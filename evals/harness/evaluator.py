@@ -21,7 +21,7 @@ from typing import Any
 from evals.harness import grading
 from evals.harness.constants import GradeStatus, Resolution
 from evals.harness.instance import Instance
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 from evals.harness.testrun import TestRun, run_tests
 
 # Settings that cannot change a grade are left out of the cache key.

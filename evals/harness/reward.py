@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 
 from evals.harness.evaluator import GradeCache, evaluate
 from evals.harness.instance import Instance
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 
 RewardFn = Callable[..., list[float | None]]
 

@@ -26,7 +26,7 @@ from typing import Any, Iterable
 from evals.harness.constants import GradeStatus
 from evals.harness.evaluator import GradeCache, GradeResult, error_result, evaluate
 from evals.harness.instance import Instance, Prediction
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 
 
 @dataclass

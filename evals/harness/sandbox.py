@@ -44,7 +44,7 @@ from typing import Literal
 
 from evals.harness import cgroups
 from evals.harness.constants import SANDBOX_TESTBED, SANDBOX_TOOLS, SANDBOX_UID, SANDBOX_USER
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 
 log = logging.getLogger(__name__)
 Mode = Literal["bwrap", "rlimits"]

@@ -17,7 +17,7 @@ from pathlib import Path
 from evals.harness.constants import PASSING
 from evals.harness.evaluator import evaluate
 from evals.harness.instance import Instance
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 from evals.harness.testrun import run_tests
 
 

@@ -26,7 +26,7 @@ from evals.harness.instance import Instance
 from evals.harness.patching import apply_patch, patch_paths
 from evals.harness.protect import protect_grader
 from evals.harness.results import parse_records
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 
 
 class UnsupportedTestCommand(ValueError):

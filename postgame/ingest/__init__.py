@@ -5,7 +5,7 @@
     snapshot_manifest(snapshot_id, cfg=cfg) -> SnapshotManifest
     is_transient_s3_error(exc) -> bool                        (retry condition of the Prefect task)
 
-The names are resolved on first use: `postgame.config` imports `postgame.ingest.settings`, and loading the config
+The names are resolved on first use: `postgame.config` imports `postgame.settings.ingest`, and loading the config
 must not import pyarrow.
 """
 

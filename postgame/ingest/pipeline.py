@@ -29,7 +29,7 @@ from postgame.ingest import snapshot as snap
 from postgame.ingest.errors import StoreError, store_errors
 from postgame.ingest.lines import REASONS, Accepted, Rejected, parse_line
 from postgame.ingest.reader import CorruptObject, TooLarge, read_lines
-from postgame.ingest.settings import IngestSettings
+from postgame.settings.ingest import IngestSettings
 from postgame.store import LocalStore, ObjectInfo, ObjectStore, split_uri
 
 log = logging.getLogger(__name__)

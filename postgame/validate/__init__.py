@@ -5,7 +5,7 @@
     raise_on_critical(report) -> ValidationReport                 (the gate alone, after logging the report)
     report_markdown(report) -> str                                (the Prefect artifact)
 
-Names are resolved on first use: `postgame.config` imports `postgame.validate.settings`, and loading the config must
+Names are resolved on first use: `postgame.config` imports `postgame.settings.validate`, and loading the config must
 not import pandas or Great Expectations.
 """
 

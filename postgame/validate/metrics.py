@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 from pydantic import BaseModel, Field
 
 from postgame.ingest.snapshot import SnapshotManifest
-from postgame.validate.settings import Bound, Severity, ValidateSettings
+from postgame.settings.validate import Bound, Severity, ValidateSettings
 
 
 class BatchMetrics(BaseModel):

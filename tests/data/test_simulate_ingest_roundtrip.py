@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from evals.factory.settings import SimulatorSettings
+from postgame.settings.factory import SimulatorSettings
 from evals.factory.simulate import simulate
 from evals.harness import Instance
 from postgame.ingest import load_snapshot, run_ingest

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from evals.factory.seeds import load_seeds
-from evals.factory.settings import SPLITS, FactorySettings
+from postgame.settings.factory import SPLITS, FactorySettings
 from evals.factory.splits import assign_splits
 
 PROJECTS = [s.name for s in load_seeds()]

@@ -25,7 +25,7 @@ def build_sample(tmp_path_factory):
     home = tmp_path_factory.mktemp("tasks-sample")
     cfg = make_config(home, tasks=SAMPLE)
     cache = tmp_path_factory.getbasetemp() / "factory-verdicts"
-    result = build(cfg.tasks, cfg.eval, store(cfg), cache_dir=cache)
+    result = build(cfg.factory, cfg.eval, store(cfg), cache_dir=cache)
     return cfg, result
 
 

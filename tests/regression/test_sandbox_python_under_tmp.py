@@ -7,7 +7,7 @@ harness silently fell back to rlimits (the fork-bomb test then failed). The venv
 from __future__ import annotations
 
 from evals.harness import sandbox
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 
 
 def test_python_dirs_under_tmp_are_bound_after_the_private_tmp(monkeypatch, tmp_path):

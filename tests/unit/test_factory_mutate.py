@@ -55,6 +55,12 @@ def test_registry_lists_the_named_operators():
         "swap_arguments", "wrong_return"}
 
 
+def test_config_knows_every_registered_operator():
+    from postgame.settings.factory import OPERATOR_NAMES
+
+    assert set(OPERATOR_NAMES) == set(OPERATORS)
+
+
 def test_unknown_operator_error_lists_valid_names():
     with pytest.raises(KeyError, match="valid names: .*flip_comparison"):
         get_operator("flip_everything")

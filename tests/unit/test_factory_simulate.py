@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from evals.factory.settings import SimulatorSettings
+from postgame.settings.factory import SimulatorSettings
 from evals.factory.simulate import PARSE_DEFECTS, SCHEMA_DEFECTS, malformed_line, simulate
 from evals.factory.snapshot import diff_file, diff_trees, make_targz
 from evals.harness import GradeCache, HarnessSettings, Instance, evaluate

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from evals.harness.instance import HarnessInputError, Instance, Prediction, load_instances, load_predictions
-from evals.harness.settings import HarnessSettings
+from postgame.settings.harness import HarnessSettings
 from evals.harness.testrun import UnsupportedTestCommand, pytest_args
 
 

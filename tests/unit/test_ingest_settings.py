@@ -6,7 +6,7 @@ import pytest
 
 from postgame.config import load_config
 from postgame.errors import ConfigError
-from postgame.validate.settings import CHECKS, Bound
+from postgame.settings.validate import CHECKS, Bound
 
 
 def test_bad_values_name_the_key_and_the_rule():

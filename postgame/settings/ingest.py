@@ -9,7 +9,7 @@ class IngestSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: str = Field("", description="Where production logs are read: a folder or s3://bucket/prefix; empty = "
-                                        "the store's `tasks.simulate.log_prefix` (where `postgame simulate` writes).")
+                                        "the store's `factory.simulate.log_prefix` (where `postgame simulate` writes).")
     max_line_bytes: int = Field(1 << 20, gt=0, description="Longer lines are quarantined as too_large.")
     state_prefix: str = Field("ingest/", description="Key prefix in the postgame store under which snapshots, their "
                                                      "manifests, quarantines and dedupe indexes are kept.")

@@ -6,6 +6,12 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SPLITS = ("train", "eval", "holdout")
 
+# The mutation operators `evals.factory.mutate` registers; named here so that a config naming another fails at load
+# without the config importing the factory (a test keeps the two lists equal).
+OPERATOR_NAMES = ("change_constant", "flip_arithmetic", "flip_boolean", "flip_comparison", "negate_condition",
+                  "off_by_one_index", "off_by_one_range", "off_by_one_slice", "remove_statement", "swap_arguments",
+                  "swap_statements", "wrong_return")
+
 
 class SimulatorSettings(BaseModel):
     """`postgame simulate`: the champion attempts train tasks; each attempt becomes a schema-v1 log record."""
@@ -44,23 +50,21 @@ class FactorySettings(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> FactorySettings:
-        from evals.factory.mutate import OPERATORS
-
-        unknown = sorted(set(self.operators) - set(OPERATORS))
+        unknown = sorted(set(self.operators) - set(OPERATOR_NAMES))
         if unknown:
-            raise ValueError(f"tasks.operators = {unknown}: unknown; valid names: {', '.join(sorted(OPERATORS))}")
+            raise ValueError(f"factory.operators = {unknown}: unknown; valid names: {', '.join(OPERATOR_NAMES)}")
         if set(self.split_fractions) != set(SPLITS):
-            raise ValueError(f"tasks.split_fractions keys = {sorted(self.split_fractions)}: must be exactly {list(SPLITS)}")
+            raise ValueError(f"factory.split_fractions keys = {sorted(self.split_fractions)}: must be exactly {list(SPLITS)}")
         total = sum(self.split_fractions.values())
         if any(v < 0 for v in self.split_fractions.values()) or abs(total - 1) > 1e-6:
-            raise ValueError(f"tasks.split_fractions = {self.split_fractions}: must be ≥ 0 and sum to 1 (sum {total})")
+            raise ValueError(f"factory.split_fractions = {self.split_fractions}: must be ≥ 0 and sum to 1 (sum {total})")
         if not set(self.split_projects) <= set(SPLITS):
-            raise ValueError(f"tasks.split_projects keys = {sorted(self.split_projects)}: allowed {list(SPLITS)}")
+            raise ValueError(f"factory.split_projects keys = {sorted(self.split_projects)}: allowed {list(SPLITS)}")
         pinned = [p for names in self.split_projects.values() for p in names]
         twice = sorted({p for p in pinned if pinned.count(p) > 1})
         if twice:
-            raise ValueError(f"tasks.split_projects pins {twice} to more than one split; a project is in one split only")
+            raise ValueError(f"factory.split_projects pins {twice} to more than one split; a project is in one split only")
         if self.instances_per_project > self.candidates_per_project:
-            raise ValueError(f"tasks.instances_per_project = {self.instances_per_project} exceeds "
-                             f"tasks.candidates_per_project = {self.candidates_per_project}")
+            raise ValueError(f"factory.instances_per_project = {self.instances_per_project} exceeds "
+                             f"factory.candidates_per_project = {self.candidates_per_project}")
         return self
