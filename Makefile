@@ -1,12 +1,13 @@
 # postgame — the two commands a new user needs:
-#   make demo   # set-up on first use, then the embedded default end to end (stack, tasks, traffic, one cycle)
-#   make test   # set-up on first use, then the whole test suite
+#   make demo   # set-up on first use, then the embedded default end to end (stack, tasks, traffic, cycles)
+#   make test   # set-up on first use, then the house rules (lint) and the whole test suite (what CI runs)
+# Also: make lint | fmt | test-fast (no servers) | down | clean
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test setup sandbox down clean
+.PHONY: demo test test-fast lint fmt setup sandbox down clean
 
 setup: $(STAMP)
 
@@ -27,8 +28,21 @@ sandbox:
 demo: $(STAMP)
 	$(BIN)/postgame demo
 
-test: $(STAMP)
+# The house rules that tooling can check: lint, the import layers (README "Layout"), types of the core.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+
+fmt: $(STAMP)
+	$(BIN)/ruff check --fix .
+
+test: lint
 	$(BIN)/python -m pytest -q
+
+# No servers: unit and regression tests only (seconds to a few minutes).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not services" tests/unit tests/regression
 
 down: $(STAMP)
 	$(BIN)/postgame down

@@ -1,4 +1,4 @@
-"""Benchmark of the task factory: a cold `postgame tasks build` against the issue's limit (≥ 300 validated instances
+"""Benchmark of the task factory: a cold `postgame factory build` against the issue's limit (≥ 300 validated instances
 in a few minutes on 2 cores), then the same build again with the verdict cache warm.
 
     .venv/bin/python benchmarks/bench_factory.py [--workers 2] [--limit-s 300] [--seed 0] [--projects a,b] [--home DIR]
@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.factory.build import build_tasks  # noqa: E402
-from postgame.config import load_config  # noqa: E402
+from evals.factory.build import build_tasks
+from postgame.config import load_config
 
 
 class CpuMeter:

@@ -28,13 +28,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.harness import HarnessSettings, Prediction, evaluate, load_instances, run_evaluation  # noqa: E402
-from evals.harness.environment import base_tree, fresh_copy  # noqa: E402
-from evals.harness.examples import INSTANCES_FILE  # noqa: E402
-from evals.harness.examples.build import build_repos  # noqa: E402
-from evals.harness.patching import apply_patch, patch_paths  # noqa: E402
-from evals.harness.sandbox import choose_mode  # noqa: E402
-from evals.harness.testrun import _test_files, pytest_args  # noqa: E402
+from evals.harness import HarnessSettings, Prediction, evaluate, load_instances, run_evaluation
+from evals.harness.environment import base_tree, fresh_copy
+from evals.harness.examples import INSTANCES_FILE
+from evals.harness.examples.build import build_repos
+from evals.harness.patching import apply_patch, patch_paths
+from evals.harness.sandbox import choose_mode
+from evals.harness.testrun import _test_files, pytest_args
 
 
 def bare_checkout(instance, repos: Path, dest: Path) -> tuple[Path, list[str]]:

@@ -21,7 +21,8 @@ non-empty line before the block, code fences allowed around it), else a unified 
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from evals.harness.searchreplace import Edit, SearchReplaceError, parse_edits, replace_once
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from prefect import flow
 from prefect.runtime import flow_run
 
+from postgame import runtime
 from postgame.config import Config, load_config
 from tasks.curate import curate
 from tasks.evaluate import evaluate
@@ -25,36 +26,30 @@ from tasks.validate import validate
 @flow(name="continuous-cycle")
 def continuous_cycle(source: str | None = None, config_path: str | None = None) -> CycleReport:
     cfg = load_config(config_path)
+    stack = runtime.resolve(cfg, refresh=True)  # where the world is, once for this flow run
     start = open_cycle_run(cfg, flow_run.get_id() or "local")
     data = ingest(cfg, source)
     if not data.snapshot_ids:
-        return nothing_to_learn(cfg, start, data, service_urls(cfg))
+        return nothing_to_learn(cfg, start, data, stack.urls())
     warnings = validate(cfg, data.snapshot_ids, start.run_id)
     dataset = curate(cfg, data.snapshot_ids)
     candidate = train(cfg, dataset, start.run_id)
     evaluation = evaluate(cfg, candidate)
     promotion = promote(cfg, candidate, evaluation)
-    return report(cfg, start, data, warnings, dataset, candidate, evaluation, promotion, service_urls(cfg))
-
-
-def service_urls(cfg: Config) -> dict[str, str]:
-    from postgame.runtime import prefect_api_url, tracking_uri
-
-    urls = {"mlflow": tracking_uri(cfg)}
-    api = prefect_api_url(cfg)
-    if api:
-        urls["prefect"] = api.removesuffix("/api")
-    return urls
+    return report(cfg, start, data, warnings, dataset, candidate, evaluation, promotion, stack.urls())
 
 
 def prefect_settings(cfg: Config) -> dict:
     """Point Prefect at the stack's server, or at a private ephemeral one under home (never ~/.prefect)."""
-    from prefect.settings import (PREFECT_API_URL, PREFECT_HOME, PREFECT_SERVER_ALLOW_EPHEMERAL_MODE,
-                                  PREFECT_SERVER_ANALYTICS_ENABLED, PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)
+    from prefect.settings import (
+        PREFECT_API_URL,
+        PREFECT_HOME,
+        PREFECT_SERVER_ALLOW_EPHEMERAL_MODE,
+        PREFECT_SERVER_ANALYTICS_ENABLED,
+        PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS,
+    )
 
-    from postgame.runtime import prefect_api_url
-
-    api = prefect_api_url(cfg)
+    api = runtime.resolve(cfg, refresh=True).prefect_api_url
     if api:
         return {PREFECT_API_URL: api}
     # The ephemeral server starts in ~12 s on an idle 2-core machine; Prefect's 20 s default is too tight under load.

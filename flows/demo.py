@@ -28,9 +28,9 @@ def demo_traffic(cfg: Config):
 def run_demo(cfg: Config, *, sessions: int, keep_up: bool, config_path: str | None = None,
              log: Callable[[str], None] = print):
     from evals.factory.build import ensure_built
-    from evals.factory.simulate import simulate_traffic
     from flows.cycle import run_cycle
     from infra.stack import down, up
+    from models.traffic import simulate_traffic
 
     log("== 1/4 local stack")
     up(cfg, log=log)

@@ -24,8 +24,7 @@ from pathlib import Path
 
 from postgame.config import Config
 from postgame.errors import StackError
-from postgame.runtime import (EMBEDDED_S3_KEY, EMBEDDED_S3_SECRET, process_alive, running_stack,
-                              stack_state_file)
+from postgame.runtime import EMBEDDED_S3_KEY, EMBEDDED_S3_SECRET, forget, process_alive, running_stack, stack_state_file
 
 SERVICES = ("s3", "mlflow", "prefect")
 WEED_PORT_FLAGS = ("master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
@@ -128,7 +127,7 @@ def _wait_port_free(host: str, port: int, *, seconds: float) -> bool:
 
 def healthy(url: str, timeout: float = 2.0) -> bool:
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - loopback URL built from config
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
             return resp.status < 500
     except urllib.error.HTTPError as exc:
         return exc.code < 500
@@ -193,6 +192,7 @@ def up(cfg: Config, *, log=print, only: tuple[str, ...] = SERVICES) -> StackStat
         down(cfg, log=lambda *_: None)
         names = ", ".join(pending)
         raise StackError(f"{names} not healthy after {cfg.stack.start_timeout_s:.0f}s; see logs under {logs}")
+    forget()  # what this process resolved before the stack ran is stale now
     return status(cfg)
 
 
@@ -233,6 +233,7 @@ def down(cfg: Config, *, log=print, grace_s: float = 15.0) -> None:
         time.sleep(0.2)
     _reap(pids)
     path.unlink(missing_ok=True)
+    forget()
     log("stack stopped")
 
 

@@ -66,9 +66,10 @@ class VersionInfo:
 def client(cfg: Config):
     from mlflow import MlflowClient
 
-    from postgame.runtime import tracking_uri
+    from postgame.runtime import resolve
 
-    return MlflowClient(tracking_uri=tracking_uri(cfg), registry_uri=tracking_uri(cfg))
+    uri = resolve(cfg).tracking_uri
+    return MlflowClient(tracking_uri=uri, registry_uri=uri)
 
 
 def _info(cfg: Config, mv) -> VersionInfo:
@@ -102,12 +103,12 @@ def log_policy(cfg: Config, model_dir: Path, *, run_id: str) -> str:
     """Log the checkpoint as a pyfunc model of `run_id`; returns its URI (`models:/m-...`), loadable anywhere."""
     import mlflow
 
-    from postgame.runtime import tracking_uri
+    from postgame.runtime import resolve
 
     active = mlflow.active_run()
     if active is not None and active.info.run_id == run_id:
         return _log_pyfunc(model_dir)
-    mlflow.set_tracking_uri(tracking_uri(cfg))
+    resolve(cfg)  # points MLflow at the stack
     with mlflow.start_run(run_id=run_id):
         return _log_pyfunc(model_dir)
 
@@ -123,9 +124,9 @@ def register(cfg: Config, model_uri: str, *, tags: dict[str, str], description: 
     """Register a logged model as a new version of the policy, tag it and point `challenger` at it."""
     import mlflow
 
-    from postgame.runtime import tracking_uri
+    from postgame.runtime import resolve
 
-    mlflow.set_tracking_uri(tracking_uri(cfg))
+    resolve(cfg)  # points MLflow at the stack
     mv = mlflow.register_model(model_uri, cfg.tracking.registered_model, tags={k: str(v) for k, v in tags.items()})
     c = client(cfg)
     if description:
@@ -148,14 +149,14 @@ def download_version(cfg: Config, version: str) -> Path:
     """The version's checkpoint folder, cached under home (registry artifacts are immutable)."""
     import mlflow.artifacts
 
-    from postgame.runtime import tracking_uri
+    from postgame.runtime import resolve
 
     dest = cfg.home / "cache" / "models" / cfg.tracking.registered_model / str(version)
     if (dest / "MLmodel").exists():
         return _hf_dir(dest)
     tmp = dest.with_name(dest.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
-    mlflow.set_tracking_uri(tracking_uri(cfg))
+    resolve(cfg)  # points MLflow at the stack
     mlflow.artifacts.download_artifacts(artifact_uri=f"models:/{cfg.tracking.registered_model}/{version}",
                                         dst_path=str(tmp))
     shutil.rmtree(dest, ignore_errors=True)

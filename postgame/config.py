@@ -11,6 +11,7 @@ Importing this module has no side effects: nothing is created until a command as
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -92,7 +93,9 @@ class CurateSettings(_Section):
 class TrainSettings(_Section):
     """One training run per cycle. `auto` = SFT when the curated set has accepted patches, else GRPO."""
 
-    method: Literal["auto", "grpo", "sft"] = "auto"
+    method: Literal["auto", "grpo", "sft"] = Field("auto", description="Trainer by name (models.train.TRAINERS).")
+    reward: Literal["harness"] = Field("harness", description="GRPO reward by name (models.train.REWARDS); the "
+                                                              "harness grades each completion.")
     max_steps: int = Field(2, gt=0)
     learning_rate: float = Field(5e-4, gt=0)
     batch_size: int = Field(4, gt=0, description="Per-device batch; for GRPO a multiple of num_generations.")
@@ -103,7 +106,7 @@ class TrainSettings(_Section):
     seed: int = 0
 
     @model_validator(mode="after")
-    def _batch_fits_generations(self) -> "TrainSettings":
+    def _batch_fits_generations(self) -> TrainSettings:
         if self.batch_size % self.num_generations:
             raise ValueError(f"train.batch_size={self.batch_size} must be a multiple of "
                              f"train.num_generations={self.num_generations}")
@@ -178,7 +181,7 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _describe(err: dict[str, Any]) -> str:
+def _describe(err: Mapping[str, Any]) -> str:
     key = ".".join(str(p) for p in err["loc"]).replace("validate_", "validate")
     value = err.get("input")
     if err["type"] == "extra_forbidden":
@@ -190,12 +193,12 @@ def _describe(err: dict[str, Any]) -> str:
     return f"config error: {key} = {value!r}: {allowed}"
 
 
-def config_path(explicit: str | Path | None = None, env: dict[str, str] | None = None) -> Path | None:
-    env = os.environ if env is None else env
+def config_path(explicit: str | Path | None = None, env: Mapping[str, str] | None = None) -> Path | None:
+    environ: Mapping[str, str] = os.environ if env is None else env
     if explicit:
         return Path(explicit)
-    if env.get("POSTGAME_CONFIG"):
-        return Path(env["POSTGAME_CONFIG"])
+    if environ.get("POSTGAME_CONFIG"):
+        return Path(environ["POSTGAME_CONFIG"])
     default = Path("postgame.yaml")
     return default if default.exists() else None
 

@@ -26,9 +26,5 @@ class DataValidationError(PostgameError):
         self.report = report  # the full ValidationReport (postgame.validate), for artifacts and MLflow
 
 
-class EvalRegressionError(PostgameError):
-    """The candidate did worse than the gate allows."""
-
-
 class PromotionRejected(PostgameError):
     """The promotion policy (or a reviewer) rejected the candidate."""

@@ -1,13 +1,18 @@
-"""Resolved handles for a command or flow run: the config, the object store, the MLflow tracking URI.
+"""Where the world is, resolved once per command or flow run: the object store, the MLflow tracking URI, the
+Prefect API — one small typed `Stack`.
 
 The embedded default needs no settings: when the local stack (`postgame up`) runs, its servers are used; when it does
-not, the same code runs in-process on a folder store and a SQLite MLflow store under `home`.
+not, the same code runs in-process on a folder store and a SQLite MLflow store under `home`. `resolve(cfg)` reads
+`stack.json` and probes the stack's processes once; every later call in the process gets the same `Stack` (a flow run
+starts with `resolve(cfg, refresh=True)`). It is also the one place that points MLflow's client at the tracking URI.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -73,10 +78,62 @@ def process_alive(pid: int) -> bool:
         return True
 
 
+@dataclass(frozen=True)
+class Stack:
+    """The handles of one command or flow run. Credentials are not kept here: `store()` reads them when it opens."""
+
+    store_uri: str
+    s3_endpoint: str
+    tracking_uri: str
+    prefect_api_url: str | None
+    embedded: bool  # the local stack of `postgame up` runs
+
+    def urls(self) -> dict[str, str]:
+        urls = {"mlflow": self.tracking_uri}
+        if self.prefect_api_url:
+            urls["prefect"] = self.prefect_api_url.removesuffix("/api")
+        return urls
+
+
+_resolved: dict[str, Stack] = {}
+
+
+def resolve(cfg: Config, *, refresh: bool = False) -> Stack:
+    """The stack for `cfg`, resolved once (again with `refresh`), and MLflow's client pointed at it."""
+    key = cfg.model_dump_json()
+    if refresh or key not in _resolved:
+        stack = running_stack(cfg)
+        services = stack["services"] if stack else {}
+        store = cfg.store.uri or (f"s3://{EMBEDDED_BUCKET}" if stack else str(cfg.home / "store"))
+        endpoint = cfg.store.endpoint_url or (services["s3"]["url"] if stack else
+                                              os.environ.get("AWS_ENDPOINT_URL", ""))
+        tracking = cfg.tracking.tracking_uri or (services["mlflow"]["url"] if stack else
+                                                 f"sqlite:///{cfg.home / 'mlflow.db'}")
+        api = services["prefect"]["url"] + "/api" if stack else None
+        _resolved[key] = Stack(store_uri=store, s3_endpoint=endpoint, tracking_uri=tracking, prefect_api_url=api,
+                               embedded=stack is not None)
+    resolved = _resolved[key]
+    _point_mlflow_at(resolved.tracking_uri)
+    return resolved
+
+
+def forget() -> None:
+    """Drop what was resolved (after `postgame up`/`down` changed the stack)."""
+    _resolved.clear()
+
+
+def _point_mlflow_at(uri: str) -> None:
+    """The one place that sets MLflow's tracking URI (its fluent API — start_run, log_* — has no other way)."""
+    os.environ["MLFLOW_TRACKING_URI"] = uri
+    if "mlflow" in sys.modules:
+        import mlflow
+
+        if mlflow.get_tracking_uri() != uri:
+            mlflow.set_tracking_uri(uri)
+
+
 def store_uri(cfg: Config) -> str:
-    if cfg.store.uri:
-        return cfg.store.uri
-    return f"s3://{EMBEDDED_BUCKET}" if running_stack(cfg) else str(cfg.home / "store")
+    return resolve(cfg).store_uri
 
 
 def log_source(cfg: Config) -> str:
@@ -88,34 +145,24 @@ def log_source(cfg: Config) -> str:
 
 
 def s3_endpoint(cfg: Config) -> str:
-    if cfg.store.endpoint_url:
-        return cfg.store.endpoint_url
-    stack = running_stack(cfg)
-    if stack:
-        return stack["services"]["s3"]["url"]
-    return os.environ.get("AWS_ENDPOINT_URL", "")
+    return resolve(cfg).s3_endpoint
 
 
 def store(cfg: Config, uri: str | None = None) -> ObjectStore:
     """The object store for `uri` (default: the configured/embedded one), with credentials from config or env."""
-    uri = uri or store_uri(cfg)
-    stack = running_stack(cfg)
-    key = cfg.store.access_key_id.get_secret_value() or os.environ.get("AWS_ACCESS_KEY_ID") or (EMBEDDED_S3_KEY if stack else "")
-    secret = cfg.store.secret_access_key.get_secret_value() or os.environ.get("AWS_SECRET_ACCESS_KEY") or (
-        EMBEDDED_S3_SECRET if stack else "")
-    return open_store(uri, endpoint_url=s3_endpoint(cfg), access_key_id=key, secret_access_key=secret,
-                      region=cfg.store.region)
+    stack = resolve(cfg)
+    embedded = stack.embedded
+    key = (cfg.store.access_key_id.get_secret_value() or os.environ.get("AWS_ACCESS_KEY_ID")
+           or (EMBEDDED_S3_KEY if embedded else ""))
+    secret = (cfg.store.secret_access_key.get_secret_value() or os.environ.get("AWS_SECRET_ACCESS_KEY")
+              or (EMBEDDED_S3_SECRET if embedded else ""))
+    return open_store(uri or stack.store_uri, endpoint_url=stack.s3_endpoint, access_key_id=key,
+                      secret_access_key=secret, region=cfg.store.region)
 
 
 def tracking_uri(cfg: Config) -> str:
-    if cfg.tracking.tracking_uri:
-        return cfg.tracking.tracking_uri
-    stack = running_stack(cfg)
-    if stack:
-        return stack["services"]["mlflow"]["url"]
-    return f"sqlite:///{cfg.home / 'mlflow.db'}"
+    return resolve(cfg).tracking_uri
 
 
 def prefect_api_url(cfg: Config) -> str | None:
-    stack = running_stack(cfg)
-    return stack["services"]["prefect"]["url"] + "/api" if stack else None
+    return resolve(cfg).prefect_api_url

@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.factory.catalog import load_tasks  # noqa: E402
-from evals.harness import evaluate, run_tests  # noqa: E402
-from evals.harness.constants import PASSING  # noqa: E402
-from postgame.runtime import current_config  # noqa: E402
+from evals.factory.instances import load_split
+from evals.harness import evaluate, run_tests
+from evals.harness.constants import PASSING
+from postgame.runtime import current_config
 
 
 def check(instance, settings) -> list[str]:
@@ -58,7 +58,7 @@ def main() -> int:
     args = parser.parse_args()
     cfg = current_config()
     settings = cfg.eval
-    instances = load_tasks(cfg, args.split)
+    instances = load_split(cfg, args.split)
     workers = args.workers or os.cpu_count() or 1
     start = time.monotonic()
     with ThreadPoolExecutor(max_workers=workers) as pool:

@@ -6,10 +6,9 @@ cycle ingested but did not finish, so a crash between ingest and promotion loses
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 from prefect import task
 from prefect.artifacts import create_markdown_artifact
+from pydantic import BaseModel
 
 from postgame.config import Config
 from tasks.retry import transient_io
@@ -24,10 +23,6 @@ class CycleData(BaseModel):
     duplicates: int
     quarantined: dict[str, int]
     corrupt_objects: int
-
-    @property
-    def snapshot_id(self) -> str:
-        return self.snapshot_ids[-1] if self.snapshot_ids else ""
 
 
 @task(name="ingest", retries=3, retry_delay_seconds=[2, 5, 10], retry_condition_fn=transient_io)

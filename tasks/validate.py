@@ -22,10 +22,10 @@ def validate(cfg: Config, snapshot_ids: list[str], run_id: str) -> list[str]:
     import mlflow
 
     from postgame import ledger
-    from postgame.runtime import tracking_uri
+    from postgame.runtime import resolve
     from postgame.validate import raise_on_critical, report_markdown, run_validation
 
-    mlflow.set_tracking_uri(tracking_uri(cfg))
+    resolve(cfg)  # points MLflow at the stack
     warnings: list[str] = []
     for snapshot_id in snapshot_ids:
         report = run_validation(snapshot_id, cfg=cfg)

@@ -1,6 +1,6 @@
 """Build the task catalog: seed projects → mutants → harness-validated SWE-bench instances, in the object store.
 
-    postgame tasks build [--seed N] [--json]
+    postgame factory build [--seed N] [--json]
 
 Steps, each deterministic from the seed:
 1. every seed project's clean suite runs through the harness twice (baseline) and once under a line tracer;
@@ -30,20 +30,20 @@ import subprocess
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
+from evals.factory.files import build_git_repo, diff_file
 from evals.factory.mutate import Mutation, find_mutations
 from evals.factory.seeds import SeedProject, default_seeds_dir, load_seeds, write_seed
-from postgame.settings.factory import SPLITS, FactorySettings
-from evals.factory.snapshot import build_git_repo, diff_file
 from evals.factory.splits import assign_splits
 from evals.factory.statements import statement_for
-from evals.factory.validate import KEPT, Baseline, Job, Verdict, baseline, harness_digest, validate_candidate
-from postgame.settings.harness import HarnessSettings
+from evals.factory.verify import KEPT, Baseline, Job, Verdict, baseline, harness_digest, validate_candidate
 from postgame.config import Config
+from postgame.settings.factory import SPLITS, FactorySettings
+from postgame.settings.harness import HarnessSettings
 from postgame.store import ObjectStore
 
 SCHEMA = "postgame.tasks/1"

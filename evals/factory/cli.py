@@ -1,31 +1,26 @@
-"""Commands of the task factory and the traffic simulator.
+"""Commands of the task factory (the coding-task world); `postgame factory ...` still works.
 
-    postgame tasks build [--seed N] [--force] [--json]       # build (or find) the catalog; counts per split
-    postgame tasks ls [--split NAME] [--json]                # instances: id, split, project, operator, F2P/P2P
-    postgame tasks show INSTANCE_ID [--prompt] [--json]      # one instance (statement, gold patch, tests)
-    postgame tasks export --split NAME --out DIR             # DIR/instances.jsonl + DIR/repos/<owner>__<name>
-    postgame simulate --sessions N [--seed N] [--duplicate-rate R] [--malformed-rate R] [--secret-rate R] [--json]
+    postgame factory build [--seed N] [--force] [--json]     # build (or find) the catalog; counts per split
+    postgame factory ls [--split NAME] [--json]              # instances: id, split, project, operator, F2P/P2P
+    postgame factory show INSTANCE_ID [--prompt] [--json]    # one instance (statement, gold patch, tests)
+    postgame factory export --split NAME --out DIR           # DIR/instances.jsonl + DIR/repos/<owner>__<name>
 
 An exported split is evaluated with `postgame eval run --instances DIR/instances.jsonl --repos DIR/repos ...`.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-tasks_app = typer.Typer(no_args_is_help=True, help="The task catalog: build, list, show, export.")
+from postgame.console import echo_json
+
+factory_app = typer.Typer(no_args_is_help=True, help="The task factory's catalog: build, list, show, export.")
 
 
-def _echo_json(obj) -> None:
-    typer.echo(json.dumps(obj, indent=2, sort_keys=True, default=str))
-
-
-@tasks_app.command("build")
-def build_cmd(seed: Optional[int] = typer.Option(None, "--seed", help="Override factory.seed."),
+@factory_app.command("build")
+def build_cmd(seed: int | None = typer.Option(None, "--seed", help="Override factory.seed."),
               force: bool = typer.Option(False, "--force", help="Rebuild even when this build is in the store."),
               as_json: bool = typer.Option(False, "--json", help="One JSON object: build id, counts per split.")) -> None:
     """Build the task catalog (seed projects → validated instances) or find it in the store."""
@@ -35,7 +30,7 @@ def build_cmd(seed: Optional[int] = typer.Option(None, "--seed", help="Override 
     progress = None if as_json else (lambda msg: typer.echo(f"  {msg}", err=True))
     result = build_tasks(runtime.current_config(), force=force, seed=seed, progress=progress)
     if as_json:
-        _echo_json(result.to_dict())
+        echo_json(result.to_dict())
         return
     typer.echo(result.summary())
     for name, p in sorted(result.projects.items()):
@@ -44,18 +39,18 @@ def build_cmd(seed: Optional[int] = typer.Option(None, "--seed", help="Override 
                    + (f"  ERROR: {p.error}" if p.error else ""))
 
 
-@tasks_app.command("ls")
-def ls_cmd(split: Optional[str] = typer.Option(None, "--split", help="train, eval or holdout."),
+@factory_app.command("ls")
+def ls_cmd(split: str | None = typer.Option(None, "--split", help="train, eval or holdout."),
            as_json: bool = typer.Option(False, "--json", help="One JSON list.")) -> None:
     """List the instances of the current build."""
-    from evals.factory.catalog import load_records
+    from evals.factory.instances import load_records
     from postgame import runtime
 
     rows = [{"instance_id": r["instance_id"], "split": r["split"], "project": r["seed_project"],
              "operator": r["mutation"]["operator"], "fail_to_pass": len(r["FAIL_TO_PASS"]),
              "pass_to_pass": len(r["PASS_TO_PASS"])} for r in load_records(runtime.current_config(), split)]
     if as_json:
-        _echo_json(rows)
+        echo_json(rows)
         return
     for r in rows:
         typer.echo(f"{r['instance_id']:44s} {r['split']:8s} {r['operator']:18s} F2P {r['fail_to_pass']:3d}  "
@@ -63,26 +58,26 @@ def ls_cmd(split: Optional[str] = typer.Option(None, "--split", help="train, eva
     typer.echo(f"{len(rows)} instances")
 
 
-@tasks_app.command("show")
+@factory_app.command("show")
 def show_cmd(instance_id: str = typer.Argument(..., help="An instance id, as `tasks ls` prints it."),
              prompt: bool = typer.Option(False, "--prompt", help="Print the prompt the policy is shown."),
              as_json: bool = typer.Option(False, "--json", help="The full SWE-bench record.")) -> None:
     """One instance: problem statement, gold patch, tests (and the hidden mutation)."""
-    from evals.factory.catalog import load_records, load_tasks, prompt_for
+    from evals.factory.instances import load_records, load_split, prompt_for
     from postgame import runtime
     from postgame.errors import PostgameError
 
     cfg = runtime.current_config()
     matches = [r for r in load_records(cfg) if r["instance_id"] == instance_id]
     if not matches:
-        raise PostgameError(f"no instance {instance_id!r} in the current build (see `postgame tasks ls`)")
+        raise PostgameError(f"no instance {instance_id!r} in the current build (see `postgame factory ls`)")
     rec = matches[0]
     if prompt:
-        inst = next(i for i in load_tasks(cfg, rec["split"]) if i.instance_id == instance_id)
+        inst = next(i for i in load_split(cfg, rec["split"]) if i.instance_id == instance_id)
         typer.echo(prompt_for(cfg, inst))
         return
     if as_json:
-        _echo_json(rec)
+        echo_json(rec)
         return
     m = rec["mutation"]
     typer.echo(f"{rec['instance_id']}  ({rec['split']}, {rec['repo']} @ {rec['base_commit'][:12]})")
@@ -93,46 +88,22 @@ def show_cmd(instance_id: str = typer.Argument(..., help="An instance id, as `ta
     typer.echo(rec["patch"])
 
 
-@tasks_app.command("export")
+@factory_app.command("export")
 def export_cmd(split: str = typer.Option(..., "--split", help="train, eval or holdout."),
                out: Path = typer.Option(..., "--out", help="Folder to write instances.jsonl and repos/ into."),
                as_json: bool = typer.Option(False, "--json", help="One JSON object.")) -> None:
     """Write a split for `postgame eval run --instances OUT/instances.jsonl --repos OUT/repos`."""
-    from evals.factory.catalog import export_split
+    from evals.factory.instances import export_split
     from postgame import runtime
 
     result = export_split(runtime.current_config(), split, out)
     if as_json:
-        _echo_json({"split": result.split, "instances": result.instances, "instances_path": result.instances_path,
+        echo_json({"split": result.split, "instances": result.instances, "instances_path": result.instances_path,
                     "repos_dir": result.repos_dir})
         return
     typer.echo(f"{result.instances} {split} instances -> {result.instances_path}\nrepositories -> {result.repos_dir}")
 
 
-def simulate_cmd(sessions: int = typer.Option(..., "--sessions", min=1, help="Sessions to simulate."),
-                 seed: Optional[int] = typer.Option(None, "--seed", help="Override factory.seed."),
-                 duplicate_rate: Optional[float] = typer.Option(None, min=0, max=1, help="Share of sessions re-sent."),
-                 malformed_rate: Optional[float] = typer.Option(None, min=0, max=1, help="Share followed by a broken line."),
-                 secret_rate: Optional[float] = typer.Option(None, min=0, max=1, help="Share leaking a fake secret."),
-                 as_json: bool = typer.Option(False, "--json", help="The summary (planted counts included) as JSON.")
-                 ) -> None:
-    """The champion attempts train tasks; the harness grades them; each attempt becomes a production log record."""
-    from evals.factory.simulate import simulate_traffic
-    from postgame import runtime
-
-    cfg = runtime.current_config()
-    knobs = {k: v for k, v in {"duplicate_rate": duplicate_rate, "malformed_rate": malformed_rate,
-                               "secret_rate": secret_rate}.items() if v is not None}
-    settings = cfg.factory.simulate.model_copy(update=knobs)
-    summary = simulate_traffic(cfg, sessions=sessions, seed=seed, settings=settings)
-    if as_json:
-        _echo_json(summary.to_dict())
-        return
-    typer.echo(summary.summary())
-    for key in summary.objects:
-        typer.echo(f"  {key}")
-
-
 def register(app: typer.Typer) -> None:
-    app.add_typer(tasks_app, name="tasks")
-    app.command("simulate")(simulate_cmd)
+    app.add_typer(factory_app, name="factory")
+    app.add_typer(factory_app, name="tasks", hidden=True)  # the name users knew first

@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 
 import evals
-from evals.factory.snapshot import Files, diff_trees, read_tree, write_tree
+from evals.factory.files import Files, diff_trees, read_tree, write_tree
 
 TESTS_DIR = "tests/"
 METADATA = "seed.json"

@@ -22,7 +22,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import random
 import string
 import time
@@ -30,14 +29,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from evals.factory.catalog import prompt_files
-from postgame.settings.factory import SimulatorSettings
+from evals.factory.instances import prompt_files
 from evals.harness.instance import Instance
 from evals.prompts import SYSTEM_PROMPT, extract_patch, render_prompt
-from postgame.config import Config
+from postgame.settings.factory import SimulatorSettings
 from postgame.store import ObjectStore
 
 PARSE_DEFECTS = ("truncated_json", "json_array", "invalid_utf8")
@@ -169,9 +167,9 @@ def simulate(tasks: Sequence[Instance], attempt: Attempt, grade: Grade, *, sessi
              files_for: Callable[[Instance], dict[str, str]] = prompt_files) -> SimulationSummary:
     """Run `sessions` simulated sessions on `tasks` and write them to `store` (see the module docstring)."""
     if not tasks:
-        raise ValueError("no tasks to simulate: the train split is empty (run `postgame tasks build`)")
+        raise ValueError("no tasks to simulate: the train split is empty (run `postgame factory build`)")
     start = time.monotonic()
-    now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(microsecond=0)
+    now = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     rng = random.Random(f"simulate:{seed}:{now.isoformat()}")
     run_tag = hashlib.sha256(f"{seed}:{now.isoformat()}:{model_name}:{model_version}".encode()).hexdigest()[:10]
     first = now.replace(hour=0, minute=0, second=0) - timedelta(days=settings.days - 1)
@@ -261,22 +259,3 @@ def simulate(tasks: Sequence[Instance], attempt: Attempt, grade: Grade, *, sessi
         malformed=malformed, malformed_kinds=dict(kinds), secrets=dict(Counter(secret_sessions.values())),
         secret_sessions=secret_sessions, outcomes=dict(outcomes), objects=objects, model_name=model_name,
         model_version=str(model_version), seconds=round(time.monotonic() - start, 3), session_ids=ids)
-
-
-def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
-                     settings: SimulatorSettings | None = None, now: datetime | None = None) -> SimulationSummary:
-    """The CLI's and the demo's entry: the MLflow `champion` attempts train tasks, graded by the harness, logged to
-    the store under `factory.simulate.log_prefix`."""
-    from evals.factory.catalog import load_tasks
-    from evals.harness import GradeCache, evaluate
-    from models.policy import load_champion
-    from postgame.runtime import store
-
-    tasks = load_tasks(cfg, "train")
-    policy = load_champion(cfg)
-    cache = GradeCache(cfg.home / "cache" / "grades")
-    grade = lambda inst, patch: evaluate(inst, patch, repos_dir=None, settings=cfg.eval, cache=cache)  # noqa: E731
-    return simulate(tasks, policy.generate, grade, sessions=sessions, store=store(cfg),
-                    settings=settings or cfg.factory.simulate, seed=cfg.factory.seed if seed is None else seed,
-                    model_name=policy.name, model_version=str(policy.version), now=now,
-                    usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour, grade_workers=cfg.eval.workers or os.cpu_count() or 1)

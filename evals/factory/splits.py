@@ -30,7 +30,7 @@ def assign_splits(projects: list[str], settings: FactorySettings) -> dict[str, s
             donor = max(SPLITS, key=lambda d: counts[d])
             counts[donor] -= 1
             counts[s] += 1
-    for project, split in pinned.items():
+    for split in pinned.values():
         counts[split] = max(0, counts[split] - 1)
 
     out = dict(pinned)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -26,8 +25,8 @@ def _fail(message: str) -> None:
 def _settings(timeout: float | None, workers: int | None, reruns: int | None):
     from pydantic import ValidationError
 
-    from postgame.settings.harness import HarnessSettings
     from postgame.errors import ConfigError
+    from postgame.settings.harness import HarnessSettings
 
     try:
         try:
@@ -48,13 +47,13 @@ def _settings(timeout: float | None, workers: int | None, reruns: int | None):
 @eval_app.command("run")
 def run_cmd(
     # Required options are checked here, not by click, so a missing one is one clear line and exit code 2.
-    instances: Optional[Path] = typer.Option(None, "--instances", help="Instances, JSONL or a JSON list (SWE-bench format). Required."),
-    predictions: Optional[Path] = typer.Option(None, "--predictions", help="Predictions: instance_id, model_name_or_path, model_patch. Required."),
-    repos: Optional[Path] = typer.Option(None, "--repos", help="Folder holding each repository as <owner>__<name>."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output folder: report.json and one folder per instance. Required."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Parallel instances (default: eval.workers, 0 = cores)."),
-    timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds per test run (default: eval.timeout_s)."),
-    reruns: Optional[int] = typer.Option(None, "--reruns", help="Extra runs per instance; disagreeing tests are flaky."),
+    instances: Path | None = typer.Option(None, "--instances", help="Instances, JSONL or a JSON list (SWE-bench format). Required."),
+    predictions: Path | None = typer.Option(None, "--predictions", help="Predictions: instance_id, model_name_or_path, model_patch. Required."),
+    repos: Path | None = typer.Option(None, "--repos", help="Folder holding each repository as <owner>__<name>."),
+    out: Path | None = typer.Option(None, "--out", help="Output folder: report.json and one folder per instance. Required."),
+    workers: int | None = typer.Option(None, "--workers", help="Parallel instances (default: eval.workers, 0 = cores)."),
+    timeout: float | None = typer.Option(None, "--timeout", help="Seconds per test run (default: eval.timeout_s)."),
+    reruns: int | None = typer.Option(None, "--reruns", help="Extra runs per instance; disagreeing tests are flaky."),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON on stdout."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
 ) -> None:

@@ -21,8 +21,8 @@ from typing import Any
 from evals.harness import grading
 from evals.harness.constants import GradeStatus, Resolution
 from evals.harness.instance import Instance
-from postgame.settings.harness import HarnessSettings
 from evals.harness.testrun import TestRun, run_tests
+from postgame.settings.harness import HarnessSettings
 
 # Settings that cannot change a grade are left out of the cache key.
 _KEY_EXCLUDE = {"workers", "cache_dir", "work_dir", "keep_workdir", "max_log_kb", "reruns"}
@@ -68,7 +68,7 @@ class GradeResult:
         return {**report, **extra}
 
     @classmethod
-    def from_report(cls, instance_id: str, report: dict[str, Any]) -> "GradeResult":
+    def from_report(cls, instance_id: str, report: dict[str, Any]) -> GradeResult:
         names = set(cls.__dataclass_fields__)
         fields = {k: v for k, v in report.items() if k in names}
         fields.update(instance_id=instance_id, patch_applied=report.get("patch_successfully_applied", False))

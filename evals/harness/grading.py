@@ -11,8 +11,8 @@ Semantics are SWE-bench's (swebench 5.x `grading.py`), with two holes closed:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 from evals.harness.constants import (
     FAIL_TO_FAIL,

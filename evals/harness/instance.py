@@ -13,8 +13,9 @@ Files are JSON Lines, or one JSON list (predictions may also be a JSON object ke
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -61,7 +62,7 @@ class Instance(BaseModel):
     def repo_dirname(self) -> str:
         return self.repo.replace("/", "__")
 
-    def with_tests(self, fail_to_pass: list[str], pass_to_pass: list[str]) -> "Instance":
+    def with_tests(self, fail_to_pass: list[str], pass_to_pass: list[str]) -> Instance:
         return self.model_copy(update={"FAIL_TO_PASS": list(fail_to_pass), "PASS_TO_PASS": list(pass_to_pass)})
 
 

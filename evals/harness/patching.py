@@ -16,9 +16,9 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from evals.harness.environment import GitSource
 from evals.harness.searchreplace import SearchReplaceError, apply_edits, is_search_replace, parse_edits

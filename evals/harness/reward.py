@@ -13,23 +13,16 @@ an infrastructure error or an unknown instance id. TRL skips None.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from evals.harness.evaluator import GradeCache, evaluate
 from evals.harness.instance import Instance
 from postgame.settings.harness import HarnessSettings
 
 RewardFn = Callable[..., list[float | None]]
-
-
-def _extract() -> Callable[[str], str]:
-    try:
-        from evals.prompts import extract_patch
-    except ImportError:
-        return lambda completion: completion
-    return extract_patch
 
 
 def completion_text(completion: Any) -> str:
@@ -58,8 +51,9 @@ def make_reward_fn(instances_by_id: Mapping[str, Instance], *, repos_dir: str | 
         if len(ids) != len(completions):
             raise ValueError(f"swe_reward needs one instance_id per completion: got {len(ids)} ids for "
                              f"{len(completions)} completions (is `instance_id` a dataset column?)")
-        extract = _extract()
-        patches = [extract(completion_text(c)) for c in completions]
+        from evals.prompts import extract_patch
+
+        patches = [extract_patch(completion_text(c)) for c in completions]
         unique = list(dict.fromkeys((i, p) for i, p in zip(ids, patches) if i in instances_by_id))
         with ThreadPoolExecutor(max_workers=max(1, min(workers, len(unique) or 1))) as pool:
             graded = dict(zip(unique, pool.map(

@@ -18,10 +18,11 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from evals.harness.constants import GradeStatus
 from evals.harness.evaluator import GradeCache, GradeResult, error_result, evaluate

@@ -16,9 +16,9 @@ file, or appends to it. Every block must match, or nothing is written.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 _START = re.compile(r"^<{5,9} SEARCH\s*$")
 _MID = re.compile(r"^={5,9}\s*$")

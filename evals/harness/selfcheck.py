@@ -17,8 +17,8 @@ from pathlib import Path
 from evals.harness.constants import PASSING
 from evals.harness.evaluator import evaluate
 from evals.harness.instance import Instance
-from postgame.settings.harness import HarnessSettings
 from evals.harness.testrun import run_tests
+from postgame.settings.harness import HarnessSettings
 
 
 @dataclass

@@ -13,7 +13,7 @@ import json
 import random
 import uuid
 from collections.abc import Iterable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from postgame.contract.spec import SCHEMA_VERSION
 
@@ -23,7 +23,7 @@ WORDS = ("the function returns wrong value when input is empty list and should r
          "crashing on unicode names in path with trailing slash after refactor of parser module tests fail").split()
 STATUS_WEIGHTS = {"resolved": 0.35, "unresolved": 0.45, "error": 0.1, "abandoned": 0.1}
 FEEDBACK_WEIGHTS = {"accepted": 0.3, "rejected": 0.2, "edited": 0.1, "none": 0.4}
-EPOCH = datetime(2026, 11, 1, tzinfo=timezone.utc)
+EPOCH = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def _text(rng: random.Random, lo: int, hi: int) -> str:

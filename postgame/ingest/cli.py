@@ -11,7 +11,6 @@ Bad data never fails a command: it is counted and quarantined. A store that cann
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 import typer
 
@@ -22,7 +21,7 @@ def _echo_json(obj) -> None:
     typer.echo(json.dumps(obj, indent=2, sort_keys=True, default=str))
 
 
-def ingest(source: Optional[str] = typer.Option(None, "--source", help="Logs to read: a folder or s3://bucket/prefix "
+def ingest(source: str | None = typer.Option(None, "--source", help="Logs to read: a folder or s3://bucket/prefix "
                                                                          "(default: ingest.source)."),
            as_json: bool = typer.Option(False, "--json", help="Print one JSON object with the counts.")) -> None:
     """Read new production-log objects into an immutable snapshot; re-running reads nothing twice."""
@@ -50,9 +49,9 @@ def ingest(source: Optional[str] = typer.Option(None, "--source", help="Logs to 
 
 
 @quarantine_app.command("ls")
-def quarantine_ls(snapshot: Optional[str] = typer.Option(None, "--snapshot", help="Only this snapshot (id, prefix "
+def quarantine_ls(snapshot: str | None = typer.Option(None, "--snapshot", help="Only this snapshot (id, prefix "
                                                                                    "or latest)."),
-                  reason: Optional[str] = typer.Option(None, "--reason", help="Only parse, schema or too_large."),
+                  reason: str | None = typer.Option(None, "--reason", help="Only parse, schema or too_large."),
                   as_json: bool = typer.Option(False, "--json", help="One JSON list.")) -> None:
     """List quarantined lines: entry, reason, object key:line, detail."""
     from postgame import runtime

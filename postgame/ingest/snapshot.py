@@ -27,7 +27,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -246,7 +246,7 @@ def commit(writer: SnapshotWriter, store: ObjectStore, state_prefix: str, *, par
         store.put_file(base + filename, path)
     manifest = SnapshotManifest(
         snapshot_id=snapshot_id, seq=(parent.seq + 1) if parent else 1, parent=parent.snapshot_id if parent else None,
-        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), code_version=code_version(),
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"), code_version=code_version(),
         source_uri=source_uri, store_uri=store.uri, data=files["data"], quarantine=files["quarantine"],
         seen_index=files["seen_index"], sources=sources, corrupt_objects=corrupt, counts=counts)
     store.put(base + "manifest.json", manifest.model_dump_json(indent=2).encode("utf-8"))

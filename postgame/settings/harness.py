@@ -34,7 +34,7 @@ class HarnessSettings(BaseModel):
     max_log_kb: int = Field(1024, ge=16, description="Test output kept in TestRun.log and test_output.txt (the tail beyond this is cut).")
 
     @model_validator(mode="after")
-    def _check(self) -> "HarnessSettings":
+    def _check(self) -> HarnessSettings:
         if self.cpu_time_s and self.cpu_time_s < 1:
             raise ValueError(f"cpu_time_s = {self.cpu_time_s} must be >= 1 or 0 (derived from timeout_s = {self.timeout_s})")
         if self.tmp_size_mb > self.memory_mb:

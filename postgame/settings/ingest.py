@@ -23,7 +23,7 @@ class IngestSettings(BaseModel):
                                                                      "read (redacted); longer lines are cut.")
 
     @model_validator(mode="after")
-    def _check(self) -> "IngestSettings":
+    def _check(self) -> IngestSettings:
         if not self.state_prefix.endswith("/"):
             raise ValueError(f"state_prefix = {self.state_prefix!r} must end with '/'")
         if self.quarantine_text_bytes > self.max_line_bytes:

@@ -9,7 +9,6 @@ bad data. With --json the report is printed either way.
 
 from __future__ import annotations
 
-
 import typer
 
 

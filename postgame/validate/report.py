@@ -51,9 +51,11 @@ def report_markdown(report: ValidationReport) -> str:
         lines.append("")
     m, p = report.metrics, report.previous_metrics
     lines += ["| metric | this snapshot | previous |", "|---|---|---|"]
+    def fmt(v) -> str:
+        return "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
+
     for field in BatchMetrics.model_fields:
         now, before = getattr(m, field), getattr(p, field) if p else None
-        fmt = (lambda v: "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v))
         lines.append(f"| {field} | {fmt(now)} | {fmt(before)} |")
     lines += ["", f"Data Docs: [{report.docs_path}](file://{report.docs_path})", f"Report: `{report.report_path}`"]
     return "\n".join(lines) + "\n"

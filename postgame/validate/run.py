@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from postgame.contract.gx import SESSIONS, contract_expectations
 from postgame.errors import DataValidationError
@@ -71,7 +71,7 @@ def run_validation(snapshot_id: str, *, cfg) -> ValidationReport:
         drift_note=drift_note, passed=not critical, critical_failures=critical, warnings=warnings,
         results=run.results, metrics=current, previous_metrics=previous, docs_path=run.docs_index,
         docs_pages=run.docs_pages, report_path=str(report_path),
-        validated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        validated_at=datetime.now(UTC).isoformat(timespec="seconds"))
     report_path.parent.mkdir(parents=True, exist_ok=True)
     report_path.write_text(report.model_dump_json(indent=2))
     log.info("validate %s: %d expectations, %d critical failures, %d warnings; Data Docs %s",

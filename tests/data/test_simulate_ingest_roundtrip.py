@@ -8,15 +8,15 @@ simulator records as an `error` outcome — the round trip is about the log reco
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from postgame.settings.factory import SimulatorSettings
 from evals.factory.simulate import simulate
 from evals.harness import Instance
 from postgame.ingest import load_snapshot, run_ingest
+from postgame.settings.factory import SimulatorSettings
 from postgame.store import LocalStore
 
-NOW = datetime(2026, 11, 29, 14, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, 14, 0, 0, tzinfo=UTC)
 
 
 class Said:

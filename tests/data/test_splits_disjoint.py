@@ -8,8 +8,8 @@ import json
 import pytest
 
 from evals.factory.seeds import load_seeds
-from postgame.settings.factory import SPLITS, FactorySettings
 from evals.factory.splits import assign_splits
+from postgame.settings.factory import SPLITS, FactorySettings
 
 PROJECTS = [s.name for s in load_seeds()]
 
@@ -51,7 +51,7 @@ def test_a_project_pinned_twice_is_refused():
 def test_built_instances_are_disjoint_by_project(sample_build):
     """On real built instances: the projects behind each split's instances do not overlap."""
     cfg, _ = sample_build
-    from evals.factory.catalog import load_records
+    from evals.factory.instances import load_records
 
     records = load_records(cfg)
     projects = {s: {r["seed_project"] for r in records if r["split"] == s} for s in SPLITS}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from evals.factory.build import build, build_tasks
-from evals.factory.catalog import export_split, load_tasks, prompt_files
+from evals.factory.instances import export_split, load_split, prompt_files
 from evals.harness import HarnessSettings, evaluate, load_instances
 from postgame.runtime import store
 from tests.support import make_config
@@ -42,7 +42,7 @@ def test_sample_has_one_instance_per_project_in_three_splits(sample_build):
 
 def test_gold_resolves_and_the_empty_patch_does_not(sample_build):
     cfg, _ = sample_build
-    for inst in load_tasks(cfg):
+    for inst in load_split(cfg):
         gold = evaluate(inst, inst.patch, repos_dir=None, settings=GRADING)
         assert gold.status == "resolved", (inst.instance_id, gold.log[-2000:])
         assert evaluate(inst, "", repos_dir=None, settings=GRADING).status == "unresolved"
@@ -50,7 +50,7 @@ def test_gold_resolves_and_the_empty_patch_does_not(sample_build):
 
 def test_instances_carry_what_the_policy_and_lineage_need(sample_build):
     cfg, _ = sample_build
-    for inst in load_tasks(cfg):
+    for inst in load_split(cfg):
         assert inst.FAIL_TO_PASS and inst.PASS_TO_PASS and inst.problem_statement.strip()
         files = prompt_files(inst)
         assert list(files) == inst.prompt_files == [inst.mutation["path"]]

@@ -27,7 +27,7 @@ SMALL_WORLD = {
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     from evals.factory.build import ensure_built
-    from evals.factory.simulate import simulate_traffic
+    from models.traffic import simulate_traffic
 
     cfg = make_config(tmp_path_factory.mktemp("inprocess-home"), **SMALL_WORLD)
     ensure_built(cfg)

@@ -34,7 +34,7 @@ def wait_until_serving(store, key: str, timeout_s: float = 60) -> None:
         try:
             store.get(key)
             return
-        except Exception:  # noqa: BLE001 - any failure before the deadline means "not yet"
+        except Exception:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.5)

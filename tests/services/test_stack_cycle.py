@@ -112,5 +112,5 @@ def test_down_leaves_no_process_behind(stack_cfg):
 
 def _post(url: str, body: dict) -> list[dict]:
     req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as resp:  # noqa: S310 - loopback
+    with urllib.request.urlopen(req, timeout=30) as resp:
         return json.loads(resp.read())

@@ -12,7 +12,11 @@ from postgame.config import Config, load_config
 from postgame.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = sorted([ROOT / "postgame.yaml.example", *(ROOT / "infra").glob("*.postgame.yaml")])
+SHIPPED = sorted([ROOT / "postgame.yaml.example", *(ROOT / "infra").glob("postgame.*.yaml")])
+
+
+def test_the_shipped_configs_are_found():
+    assert {p.name for p in SHIPPED} >= {"postgame.yaml.example", "postgame.production.yaml"}
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)

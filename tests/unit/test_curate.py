@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tasks.curate import build_rows
+from postgame.curate import build_rows
 
 
 def session(sid, instance_id, status="unresolved", feedback="none", answer="<<patch>>", prompt="fix it"):

@@ -11,25 +11,25 @@ import gzip
 import json
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
-from postgame.settings.factory import SimulatorSettings
+from evals.factory.files import diff_file, diff_trees, make_targz
 from evals.factory.simulate import PARSE_DEFECTS, SCHEMA_DEFECTS, malformed_line, simulate
-from evals.factory.snapshot import diff_file, diff_trees, make_targz
 from evals.harness import GradeCache, HarnessSettings, Instance, evaluate
 from evals.prompts import answer_for_patch
 from postgame.contract.check import ContractViolation, check_record
 from postgame.ingest.lines import Accepted, Rejected, parse_line
 from postgame.ingest.redact import redact_text
+from postgame.settings.factory import SimulatorSettings
 from postgame.store import LocalStore
 
 CLEAN = "def total(prices):\n    return sum(prices)\n"
 BUGGY = "def total(prices):\n    return sum(prices) + 1\n"
 TESTS = {"tests/test_total.py": b"from shop.cart import total\n\n\ndef test_sum():\n    assert total([1, 2]) == 3\n\n\n"
                                 b"def test_empty_module_imports():\n    assert callable(total)\n"}
-NOW = datetime(2026, 11, 29, 14, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, 14, 0, 0, tzinfo=UTC)
 
 
 @dataclass

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from evals.harness.instance import HarnessInputError, Instance, Prediction, load_instances, load_predictions
-from postgame.settings.harness import HarnessSettings
 from evals.harness.testrun import UnsupportedTestCommand, pytest_args
+from postgame.settings.harness import HarnessSettings
 
 
 def test_test_lists_accept_json_strings_like_swe_bench():

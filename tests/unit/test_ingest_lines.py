@@ -81,7 +81,7 @@ def test_good_line_with_bom_crlf_and_unknown_fields_is_kept():
 def test_a_rejected_line_never_keeps_a_secret():
     secret = "AKIAZ7Q3EXAMPLE0KEY1"
     for line in (with_("outcome.status", secret), with_("task.repo", 3)[:-1] + f', "k": "{secret}"}}'.encode(),
-                 f'{{"broken": "{secret}"'.encode(), '{"x": "\\u0041KIAZ7Q3EXAMPLE0KEY1"'.encode()):
+                 f'{{"broken": "{secret}"'.encode(), b'{"x": "\\u0041KIAZ7Q3EXAMPLE0KEY1"'):
         result = verdict(line)
         assert isinstance(result, Rejected)
         assert secret not in result.text + result.detail and "KIAZ7Q3EXAMPLE0KEY1" not in result.text

@@ -25,9 +25,9 @@ def test_base_policy_is_built_from_a_config_and_a_local_tokenizer(base_policy):
 def test_register_alias_download_and_load_champion(cfg, base_policy):
     import mlflow
 
-    from postgame.runtime import tracking_uri
+    from postgame.runtime import resolve
 
-    mlflow.set_tracking_uri(tracking_uri(cfg))
+    resolve(cfg)  # points MLflow at the stack
     experiment = mlflow.set_experiment("registry-test")
     run_id = mlflow.MlflowClient().create_run(experiment.experiment_id).info.run_id
     assert load_champion(cfg).version == "base"  # no champion yet: the base policy serves

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evals.factory.snapshot import diff_file
+from evals.factory.files import diff_file
 from evals.harness.patching import apply_patch
 from evals.harness.searchreplace import parse_edits, replace_once
 from evals.prompts import ANSWER_FORMAT, answer_for_patch, extract_patch, render_prompt

@@ -1,9 +1,9 @@
 """Reading the built catalog: instances by split, environments fetched from the store and hash-checked, exports.
 
-    from evals.factory.catalog import load_tasks
-    train = load_tasks(cfg, "train")          # list[Instance], environment = a local, verified .tar.gz
+    from evals.factory.instances import load_split
+    train = load_split(cfg, "train")          # list[Instance], environment = a local, verified .tar.gz
 
-The catalog is the build named by `<factory.store_prefix>/current.json` (written by `postgame tasks build`).
+The catalog is the build named by `<factory.store_prefix>/current.json` (written by `postgame factory build`).
 Environments are cached under `<home>/cache/envs/<sha256>.tar.gz`; a cached or downloaded file whose sha256 does not
 match its name is refused (and removed), never used.
 """
@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.factory.snapshot import read_targz
+from evals.factory.files import read_targz
 from evals.harness.instance import Instance
 from postgame.config import Config
 from postgame.errors import PostgameError
@@ -28,7 +28,7 @@ from postgame.store import ObjectStore
 
 
 class TasksNotBuilt(PostgameError):
-    """No task catalog in the store (or the named build is missing): run `postgame tasks build`."""
+    """No task catalog in the store (or the named build is missing): run `postgame factory build`."""
 
 
 class EnvironmentCorrupt(PostgameError):
@@ -39,7 +39,7 @@ def current_build_id(cfg: Config, store: ObjectStore | None = None) -> str:
     store = store or open_store(cfg)
     key = f"{cfg.factory.store_prefix}/current.json"
     if not store.exists(key):
-        raise TasksNotBuilt(f"no task catalog in {store.uri} ({key} missing): run `postgame tasks build`")
+        raise TasksNotBuilt(f"no task catalog in {store.uri} ({key} missing): run `postgame factory build`")
     return json.loads(store.get(key))["build_id"]
 
 
@@ -89,7 +89,7 @@ def environment_path(cfg: Config, sha256: str, store: ObjectStore | None = None)
     return path
 
 
-def load_tasks(cfg: Config, split: str | None = None, *, build_id: str | None = None) -> list[Instance]:
+def load_split(cfg: Config, split: str | None = None, *, build_id: str | None = None) -> list[Instance]:
     """Instances of `split` (all when None), each `environment` a local verified `.tar.gz`; `environment_uri`
     keeps the store URI."""
     store = open_store(cfg)
@@ -106,7 +106,7 @@ def split_map(cfg: Config, *, build_id: str | None = None) -> dict[str, str]:
 
 
 def prompt_for(cfg: Config, instance: Instance) -> str:
-    """The prompt the policy is shown for `instance` (an instance from `load_tasks`)."""
+    """The prompt the policy is shown for `instance` (an instance from `load_split`)."""
     from evals.prompts import render_prompt
 
     return render_prompt(instance, prompt_files(instance))

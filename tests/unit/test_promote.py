@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from models.promotion import Scores, decide
+from models.evaluate import Scores
+from models.promote import decide
 from postgame.config import PromoteSettings
 
 POLICY = PromoteSettings(min_improvement=0.05, max_error_rate=0.2)

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from evals.factory.files import make_targz, write_tree
 from evals.factory.mutate import Mutation
 from evals.factory.seeds import SeedProject, load_seed
-from evals.factory.snapshot import make_targz, write_tree
 from evals.harness.constants import PASSING
 from postgame.settings.harness import HarnessSettings
 

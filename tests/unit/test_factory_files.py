@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
-from evals.factory.snapshot import build_git_repo, diff_file, diff_trees, make_targz, read_targz
+from evals.factory.files import build_git_repo, diff_file, diff_trees, make_targz, read_targz
 
 FILES = {"pkg/__init__.py": b"", "pkg/core.py": b"def f(x):\n    return x + 1\n", "README.md": "héllo\n".encode()}
 

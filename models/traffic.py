@@ -1,0 +1,35 @@
+"""Production traffic from the serving model: the MLflow `champion` attempts train-split tasks, each attempt graded
+by the harness and written to the store as a schema-v1 log record (`evals.factory.simulate` does the writing).
+
+    postgame simulate --sessions N [--json]
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+
+from evals.factory.simulate import SimulationSummary, simulate
+from postgame.config import Config
+from postgame.settings.factory import SimulatorSettings
+
+
+def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
+                     settings: SimulatorSettings | None = None, now: datetime | None = None) -> SimulationSummary:
+    """The champion's traffic, logged under `factory.simulate.log_prefix` of the store."""
+    from evals.factory.instances import load_split
+    from evals.harness import GradeCache, evaluate
+    from models.policy import load_champion
+    from postgame.runtime import store
+
+    instances = load_split(cfg, "train")
+    policy = load_champion(cfg)
+    cache = GradeCache(cfg.home / "cache" / "grades")
+
+    def grade(instance, patch):
+        return evaluate(instance, patch, repos_dir=None, settings=cfg.eval, cache=cache)
+
+    return simulate(instances, policy.generate, grade, sessions=sessions, store=store(cfg),
+                    settings=settings or cfg.factory.simulate, seed=cfg.factory.seed if seed is None else seed,
+                    model_name=policy.name, model_version=str(policy.version), now=now,
+                    usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour, grade_workers=cfg.eval.workers or os.cpu_count() or 1)
