@@ -103,15 +103,15 @@ def resolve(cfg: Config, *, refresh: bool = False) -> Stack:
     key = cfg.model_dump_json()
     if refresh or key not in _resolved:
         stack = running_stack(cfg)
-        services = stack["services"] if stack else {}
-        store = cfg.store.uri or (f"s3://{EMBEDDED_BUCKET}" if stack else str(cfg.home / "store"))
-        endpoint = cfg.store.endpoint_url or (services["s3"]["url"] if stack else
+        services = stack["services"] if stack else {}  # `postgame up` may run only some services (tests do)
+        store = cfg.store.uri or (f"s3://{EMBEDDED_BUCKET}" if "s3" in services else str(cfg.home / "store"))
+        endpoint = cfg.store.endpoint_url or (services["s3"]["url"] if "s3" in services else
                                               os.environ.get("AWS_ENDPOINT_URL", ""))
-        tracking = cfg.tracking.tracking_uri or (services["mlflow"]["url"] if stack else
+        tracking = cfg.tracking.tracking_uri or (services["mlflow"]["url"] if "mlflow" in services else
                                                  f"sqlite:///{cfg.home / 'mlflow.db'}")
-        api = services["prefect"]["url"] + "/api" if stack else None
+        api = services["prefect"]["url"] + "/api" if "prefect" in services else None
         _resolved[key] = Stack(store_uri=store, s3_endpoint=endpoint, tracking_uri=tracking, prefect_api_url=api,
-                               embedded=stack is not None)
+                               embedded="s3" in services)
     resolved = _resolved[key]
     _point_mlflow_at(resolved.tracking_uri)
     return resolved

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +16,20 @@ from tests.support import SeaweedServer, make_config
 # Prefect's ephemeral API server logs its shutdown from an atexit hook, after pytest has closed the captured streams;
 # without this every such test run ends with a "--- Logging error ---" traceback that is noise, not a failure.
 logging.raiseExceptions = False
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The sandbox must never degrade silently: where bubblewrap is installed (as CI's set-up does) but does not work,
+    the isolation tests would turn into skips and the harness into rlimits. Stop the run with the probe's reason
+    instead. `POSTGAME_TEST_ALLOW_NO_SANDBOX=1` is the explicit way out on a machine known to forbid namespaces."""
+    if not shutil.which("bwrap") or os.environ.get("POSTGAME_TEST_ALLOW_NO_SANDBOX") == "1":
+        return
+    from evals.harness.sandbox import probe
+
+    found = probe()
+    if not found.bwrap_ok:
+        pytest.exit(f"bubblewrap is installed but unusable, so the sandbox tests cannot run: {found.reason}",
+                    returncode=1)
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""A small real build (one project per split): every instance's gold patch resolves it and the empty patch does
-not, instances carry what the policy and lineage need, and an exported split evaluates through `--repos`.
+"""A small real build (one project per split): every instance's gold patch resolves it and its base commit fails
+exactly FAIL_TO_PASS, instances carry what the policy and lineage need, and an exported split evaluates through `--repos`.
 All of them, for the full catalog (and the base run failing exactly FAIL_TO_PASS): `scripts/verify_all_tasks.py`.
 """
 
@@ -9,7 +9,7 @@ import pytest
 
 from evals.factory.build import build, build_tasks
 from evals.factory.instances import export_split, load_split, prompt_files
-from evals.harness import HarnessSettings, evaluate, load_instances
+from evals.harness import HarnessSettings, evaluate, load_instances, run_tests
 from postgame.runtime import store
 from tests.support import make_config
 
@@ -40,12 +40,17 @@ def test_sample_has_one_instance_per_project_in_three_splits(sample_build):
     assert result.per_split == {"train": 1, "eval": 1, "holdout": 1}
 
 
-def test_gold_resolves_and_the_empty_patch_does_not(sample_build):
+def test_gold_resolves_and_the_base_fails_exactly_fail_to_pass(sample_build):
+    """The base commit's tests really run (the evaluator grades an empty patch unresolved without running anything, so
+    it cannot show this): every FAIL_TO_PASS test fails there and every PASS_TO_PASS test passes."""
     cfg, _ = sample_build
     for inst in load_split(cfg):
         gold = evaluate(inst, inst.patch, repos_dir=None, settings=GRADING)
         assert gold.status == "resolved", (inst.instance_id, gold.log[-2000:])
-        assert evaluate(inst, "", repos_dir=None, settings=GRADING).status == "unresolved"
+        base = run_tests(inst, "", repos_dir=None, settings=GRADING)
+        assert base.infra_error is None and base.statuses, (inst.instance_id, base.log[-2000:])
+        assert {t: base.statuses.get(t) for t in inst.FAIL_TO_PASS if base.statuses.get(t) == "PASSED"} == {}
+        assert {t: base.statuses.get(t) for t in inst.PASS_TO_PASS if base.statuses.get(t) != "PASSED"} == {}
 
 
 def test_instances_carry_what_the_policy_and_lineage_need(sample_build):
