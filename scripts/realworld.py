@@ -2,22 +2,25 @@
 the harness. The repository holds only metadata; this script fetches the code by pinned commit and checks.
 
 Materialise (clone each repository, derive the gold patch and the test patch from the pinned commits, write the
-instances in SWE-bench format, gold and empty predictions):
+instances in SWE-bench format, gold, empty and no-op predictions):
 
     .venv/bin/python scripts/realworld.py materialize --mirrors /work/.mirror --out /tmp/realworld
     .venv/bin/python scripts/realworld.py materialize --network --out /tmp/realworld
 
 `--mirrors DIR` reads DIR/<owner>+<name> (a git repository, bare or not, or a folder holding one as `repo/`, as the
 search tool's `fetch` leaves them); `--network` clones https://github.com/<owner>/<name>.git. Writes
-OUT/instances.jsonl, OUT/gold.jsonl, OUT/empty.jsonl and OUT/repos/<owner>__<name> (bare clones, the layout
-`postgame eval run --repos` reads). `--only ID,ID` limits it to some instances.
+OUT/instances.jsonl, OUT/gold.jsonl, OUT/empty.jsonl, OUT/noop.jsonl and OUT/repos/<owner>__<name> (bare clones,
+the layout `postgame eval run --repos` reads). `--only ID,ID` limits it to some instances. The no-op prediction adds
+one text file and changes no code: the harness grades an empty patch unresolved without running anything, so the
+no-op one is what shows, through the harness, that the base really fails FAIL_TO_PASS.
 
-Check (runs `postgame eval run`, 1 worker, on the gold and on the empty predictions and prints the table):
+Check (runs `postgame eval run`, 1 worker, on the gold, empty and no-op predictions and prints the table):
 
     .venv/bin/python scripts/realworld.py check --out /tmp/realworld [--only ID,ID] [--timeout S]
 
-Prints one row per instance (instance, repo, style, gold resolved?, empty resolved?, seconds of each) and the totals
-"gold N/N, empty 0/N"; writes OUT/check.json. Exits 0 when gold resolves every instance and empty none, else 1.
+Prints one row per instance (instance, repo, style, gold / empty / no-op resolved?, seconds of the gold and no-op runs,
+why gold is unresolved where it is) and the totals "gold N/N, empty 0/N, no-op 0/N"; writes OUT/check.json. Exits 0
+when gold resolves every instance and empty and no-op none, else 1.
 Config as for `postgame` (`$POSTGAME_CONFIG`, `./postgame.yaml`, `POSTGAME_EVAL__*`); `postgame eval run` keeps no
 grade cache, so every row is a real run.
 """
@@ -35,6 +38,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 METADATA = ROOT / "evals" / "realworld" / "metadata.jsonl"
+PREDICTIONS = ("gold", "empty", "noop")
+# Applies everywhere, changes no code: the base's own test results, seen through the whole harness.
+NOOP_PATCH = ("diff --git a/REALWORLD_NOOP.txt b/REALWORLD_NOOP.txt\nnew file mode 100644\n--- /dev/null\n"
+              "+++ b/REALWORLD_NOOP.txt\n@@ -0,0 +1 @@\n+a prediction that changes no code\n")
 STYLES = ("unittest-subtests", "pytest", "doctest", "class-based", "dependencies")
 
 
@@ -149,6 +156,8 @@ def materialize(out: Path, mirrors: Path | None, only: str | None = None) -> lis
                                        "model_patch": i["patch"]} for i in instances])
     _write_jsonl(out / "empty.jsonl", [{"instance_id": i["instance_id"], "model_name_or_path": "empty",
                                         "model_patch": ""} for i in instances])
+    _write_jsonl(out / "noop.jsonl", [{"instance_id": i["instance_id"], "model_name_or_path": "noop",
+                                       "model_patch": NOOP_PATCH} for i in instances])
     print(f"wrote {len(instances)} instances to {out / 'instances.jsonl'}", file=sys.stderr)
     return instances
 
@@ -164,8 +173,9 @@ class Row:
     style: str
     gold_resolved: bool
     empty_resolved: bool
+    noop_resolved: bool
     gold_s: float
-    empty_s: float
+    noop_s: float
     note: str
 
 
@@ -175,7 +185,9 @@ def _eval_run(out: Path, instances: Path, predictions: Path, name: str, timeout:
            str(predictions), "--repos", str(out / "repos"), "--out", str(run_dir), "--workers", "1", "--no-progress"]
     if timeout:
         cmd += ["--timeout", str(timeout)]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    # This checkout's postgame, not whichever one is installed in the venv.
+    pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONPATH": pythonpath}
     print("$ " + " ".join(cmd), file=sys.stderr)
     proc = subprocess.run(cmd, check=False, env=env, cwd=ROOT, text=True, capture_output=True)
     sys.stderr.write(proc.stdout + proc.stderr)
@@ -184,17 +196,26 @@ def _eval_run(out: Path, instances: Path, predictions: Path, name: str, timeout:
     return json.loads((run_dir / "report.json").read_text(encoding="utf-8"))
 
 
-def _note(report: dict) -> str:
+def _note(report: dict, log: Path) -> str:
+    """Why an instance is unresolved, in a few words: harness error, tampering verdict, collection error, or tests."""
     if report.get("error"):
         return f"error: {report['error']}"[:120]
     if report.get("tampering"):
         return f"tampering: {report['tampering'][0]}"[:120]
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    collect = next((line for line in text.splitlines() if line.startswith("collection error in ")), "")
+    if collect:
+        return collect[:120]
     failing = [t for key in ("FAIL_TO_PASS", "PASS_TO_PASS")
                for t in report.get("tests_status", {}).get(key, {}).get("failure", [])]
     return f"{len(failing)} failing, e.g. {failing[0]}"[:120] if failing else ""
 
 
 def check(out: Path, only: str | None, timeout: float | None) -> list[Row]:
+    # instance_dir_name: where `postgame eval run` writes an instance's logs.
+    sys.path.insert(0, str(ROOT))
+    from evals.harness.run import instance_dir_name
+
     all_instances = [json.loads(line) for line in (out / "instances.jsonl").read_text().splitlines() if line.strip()]
     instances = _only(all_instances, only)
     ids = {i["instance_id"] for i in instances}
@@ -202,30 +223,34 @@ def check(out: Path, only: str | None, timeout: float | None) -> list[Row]:
     work.mkdir(parents=True, exist_ok=True)
     _write_jsonl(work / "instances.jsonl", instances)
     reports = {}
-    for name in ("gold", "empty"):
+    for name in PREDICTIONS:
         preds = [json.loads(line) for line in (out / f"{name}.jsonl").read_text().splitlines() if line.strip()]
         _write_jsonl(work / f"{name}.jsonl", [p for p in preds if p["instance_id"] in ids])
         reports[name] = _eval_run(out, work / "instances.jsonl", work / f"{name}.jsonl", name, timeout)["instances"]
     rows = []
     for inst in instances:
         iid = inst["instance_id"]
-        gold, empty = reports["gold"].get(iid, {}), reports["empty"].get(iid, {})
+        gold, empty, noop = (reports[name].get(iid, {}) for name in PREDICTIONS)
+        note = "" if gold.get("resolved") else _note(gold, out / "runs" / "gold" / instance_dir_name(iid)
+                                                     / "test_output.txt")
         rows.append(Row(iid, inst["repo"], inst.get("style", ""), bool(gold.get("resolved")),
-                        bool(empty.get("resolved")), float(gold.get("seconds", 0.0)), float(empty.get("seconds", 0.0)),
-                        "" if gold.get("resolved") else _note(gold)))
+                        bool(empty.get("resolved")), bool(noop.get("resolved")), float(gold.get("seconds", 0.0)),
+                        float(noop.get("seconds", 0.0)), note))
     (out / "check.json").write_text(json.dumps([asdict(r) for r in rows], indent=2), encoding="utf-8")
     return rows
 
 
 def print_table(rows: list[Row]) -> None:
-    print("| instance | repo | style | gold resolved | empty resolved | gold s | empty s | note |")
-    print("|---|---|---|---|---|---:|---:|---|")
+    print("| instance | repo | style | gold resolved | empty resolved | no-op resolved | gold s | no-op s | note |")
+    print("|---|---|---|---|---|---|---:|---:|---|")
     for r in rows:
         print(f"| {r.instance_id} | {r.repo} | {r.style} | {'yes' if r.gold_resolved else 'NO'} | "
-              f"{'YES' if r.empty_resolved else 'no'} | {r.gold_s:.1f} | {r.empty_s:.1f} | {r.note} |")
+              f"{'YES' if r.empty_resolved else 'no'} | {'YES' if r.noop_resolved else 'no'} | {r.gold_s:.1f} | "
+              f"{r.noop_s:.1f} | {r.note} |")
     n = len(rows)
-    print(f"\ngold {sum(r.gold_resolved for r in rows)}/{n}, empty {sum(r.empty_resolved for r in rows)}/{n}; "
-          f"{sum(r.gold_s + r.empty_s for r in rows):.1f}s of harness runs")
+    print(f"\ngold {sum(r.gold_resolved for r in rows)}/{n}, empty {sum(r.empty_resolved for r in rows)}/{n}, "
+          f"no-op {sum(r.noop_resolved for r in rows)}/{n}; {sum(r.gold_s + r.noop_s for r in rows):.1f}s of "
+          "harness runs")
 
 
 def main() -> int:
@@ -237,7 +262,7 @@ def main() -> int:
     source.add_argument("--network", action="store_true", help="clone from GitHub")
     mat.add_argument("--out", type=Path, required=True)
     mat.add_argument("--only", default=None, help="comma-separated instance ids")
-    chk = sub.add_parser("check", help="grade gold and empty predictions with `postgame eval run`")
+    chk = sub.add_parser("check", help="grade gold, empty and no-op predictions with `postgame eval run`")
     chk.add_argument("--out", type=Path, required=True, help="the folder materialize wrote")
     chk.add_argument("--only", default=None, help="comma-separated instance ids")
     chk.add_argument("--timeout", type=float, default=None, help="seconds per test run (default: eval.timeout_s)")
@@ -250,7 +275,7 @@ def main() -> int:
         rows = check(args.out, args.only, args.timeout)
         print_table(rows)
         print(f"wall {time.monotonic() - start:.1f}s", file=sys.stderr)
-        return 0 if all(r.gold_resolved and not r.empty_resolved for r in rows) else 1
+        return 0 if all(r.gold_resolved and not r.empty_resolved and not r.noop_resolved for r in rows) else 1
     except RealWorldError as exc:
         print(f"realworld: error: {exc}", file=sys.stderr)
         return 2
