@@ -174,6 +174,7 @@ class Row:
     gold_resolved: bool
     empty_resolved: bool
     noop_resolved: bool
+    noop_tests: str  # "F2P failing a/b, P2P passing c/d" in the no-op run: the base as the metadata says it is
     gold_s: float
     noop_s: float
     note: str
@@ -233,20 +234,26 @@ def check(out: Path, only: str | None, timeout: float | None) -> list[Row]:
         gold, empty, noop = (reports[name].get(iid, {}) for name in PREDICTIONS)
         note = "" if gold.get("resolved") else _note(gold, out / "runs" / "gold" / instance_dir_name(iid)
                                                      / "test_output.txt")
+        status = noop.get("tests_status", {})
+        f2p, p2p = status.get("FAIL_TO_PASS", {}), status.get("PASS_TO_PASS", {})
+        n_f2p = len(f2p.get("success", [])) + len(f2p.get("failure", []))
+        n_p2p = len(p2p.get("success", [])) + len(p2p.get("failure", []))
+        noop_tests = f"{len(f2p.get('failure', []))}/{n_f2p}, {len(p2p.get('success', []))}/{n_p2p}"
         rows.append(Row(iid, inst["repo"], inst.get("style", ""), bool(gold.get("resolved")),
-                        bool(empty.get("resolved")), bool(noop.get("resolved")), float(gold.get("seconds", 0.0)),
-                        float(noop.get("seconds", 0.0)), note))
+                        bool(empty.get("resolved")), bool(noop.get("resolved")), noop_tests,
+                        float(gold.get("seconds", 0.0)), float(noop.get("seconds", 0.0)), note))
     (out / "check.json").write_text(json.dumps([asdict(r) for r in rows], indent=2), encoding="utf-8")
     return rows
 
 
 def print_table(rows: list[Row]) -> None:
-    print("| instance | repo | style | gold resolved | empty resolved | no-op resolved | gold s | no-op s | note |")
-    print("|---|---|---|---|---|---|---:|---:|---|")
+    print("| instance | repo | style | gold resolved | empty resolved | no-op resolved "
+          "| no-op: F2P failing, P2P passing | gold s | no-op s | note |")
+    print("|---|---|---|---|---|---|---|---:|---:|---|")
     for r in rows:
         print(f"| {r.instance_id} | {r.repo} | {r.style} | {'yes' if r.gold_resolved else 'NO'} | "
-              f"{'YES' if r.empty_resolved else 'no'} | {'YES' if r.noop_resolved else 'no'} | {r.gold_s:.1f} | "
-              f"{r.noop_s:.1f} | {r.note} |")
+              f"{'YES' if r.empty_resolved else 'no'} | {'YES' if r.noop_resolved else 'no'} | {r.noop_tests} | "
+              f"{r.gold_s:.1f} | {r.noop_s:.1f} | {r.note} |")
     n = len(rows)
     print(f"\ngold {sum(r.gold_resolved for r in rows)}/{n}, empty {sum(r.empty_resolved for r in rows)}/{n}, "
           f"no-op {sum(r.noop_resolved for r in rows)}/{n}; {sum(r.gold_s + r.noop_s for r in rows):.1f}s of "
