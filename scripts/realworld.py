@@ -16,7 +16,7 @@ no-op one is what shows, through the harness, that the base really fails FAIL_TO
 
 Check (runs `postgame eval run`, 1 worker, on the gold, empty and no-op predictions and prints the table):
 
-    .venv/bin/python scripts/realworld.py check --out /tmp/realworld [--only ID,ID] [--timeout S]
+    .venv/bin/python scripts/realworld.py check --out /tmp/realworld [--only ID,ID] [--timeout S (default 300)]
 
 Prints one row per instance (instance, repo, style, gold / empty / no-op resolved?, seconds of the gold and no-op runs,
 why gold is unresolved where it is) and the totals "gold N/N, empty 0/N, no-op 0/N"; writes OUT/check.json. Exits 0
@@ -272,7 +272,9 @@ def main() -> int:
     chk = sub.add_parser("check", help="grade gold, empty and no-op predictions with `postgame eval run`")
     chk.add_argument("--out", type=Path, required=True, help="the folder materialize wrote")
     chk.add_argument("--only", default=None, help="comma-separated instance ids")
-    chk.add_argument("--timeout", type=float, default=None, help="seconds per test run (default: eval.timeout_s)")
+    chk.add_argument("--timeout", type=float, default=300.0,
+                     help="seconds per test run (default 300: more-itertools' suite alone took up to 61 s of harness "
+                          "time on a loaded 2-core machine, past eval.timeout_s's default of 60)")
     args = parser.parse_args()
     try:
         if args.command == "materialize":
