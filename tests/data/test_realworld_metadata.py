@@ -1,4 +1,5 @@
-"""The real-world validation set's metadata (evals/realworld/metadata.jsonl) is well-formed: no network, no mirrors.
+"""The real-world validation set's metadata (evals/realworld/metadata.jsonl) is well-formed, and materialising splits a
+fix into gold and test patch: no network, no mirrors (the last test builds its own tiny git repository).
 
     PYTHONPATH=$PWD .venv/bin/python -m pytest -q tests/data/test_realworld_metadata.py
 
@@ -12,8 +13,10 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import re
 import shlex
+import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -154,3 +157,46 @@ def test_the_checks_catch_a_broken_set(records, breakage, expected):
     broken = copy.deepcopy(records)
     breakage(broken)
     assert any(expected in p for p in set_problems(broken)), set_problems(broken)
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(cwd), "PATH": "/usr/bin:/bin"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def mirror(tmp_path: Path) -> tuple[Path, str, str]:
+    """A local mirror `<owner>+<name>/repo` holding a base commit and a fix touching source and tests."""
+    work = tmp_path / "mirrors" / "acme+calc" / "repo"
+    (work / "calc").mkdir(parents=True)
+    (work / "tests").mkdir()
+    _git(work, "init", "-q")
+    (work / "calc" / "ops.py").write_text("def add(a, b):\n    return a - b\n")
+    (work / "tests" / "test_ops.py").write_text("from calc.ops import add\n")
+    _git(work, "add", "-A")
+    _git(work, "commit", "-qm", "base")
+    base = _git(work, "rev-parse", "HEAD")
+    (work / "calc" / "ops.py").write_text("def add(a, b):\n    return a + b\n")
+    test = "from calc.ops import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    (work / "tests" / "test_ops.py").write_text(test)
+    _git(work, "commit", "-qam", "fix add")
+    return tmp_path / "mirrors", base, _git(work, "rev-parse", "HEAD")
+
+
+def test_materialising_splits_the_fix_into_gold_and_test_patch(mirror, tmp_path):
+    mirrors, base, fix = mirror
+    meta = {"instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": base, "fix_commit": fix,
+            "created_at": "2026-01-01T00:00:00+00:00", "style": "pytest", "problem_statement": "add subtracts",
+            "test_files": ["tests/test_ops.py"], "FAIL_TO_PASS": ["tests/test_ops.py::test_add"], "PASS_TO_PASS": []}
+    dest = tmp_path / "repos" / "acme__calc"
+    realworld.clone("acme/calc", "https://github.com/acme/calc.git", [base, fix], dest, mirrors)
+    inst = realworld.build_instance(meta, dest)
+    assert "calc/ops.py" in inst["patch"] and "tests/test_ops.py" not in inst["patch"]
+    assert "tests/test_ops.py" in inst["test_patch"] and "calc/ops.py" not in inst["test_patch"]
+    assert json.loads(inst["FAIL_TO_PASS"]) == ["tests/test_ops.py::test_add"]
+    assert inst["environment_setup_commit"] == base and "env_spec" not in inst
+    with pytest.raises(realworld.RealWorldError, match="not the parent"):
+        realworld.build_instance({**meta, "base_commit": fix, "fix_commit": fix}, dest)
+    with pytest.raises(realworld.RealWorldError, match="no git repository"):
+        realworld.clone("acme/other", "https://github.com/acme/other.git", [base], tmp_path / "x", mirrors)
