@@ -39,8 +39,8 @@ PINNED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!-]+$")
 
 def _files_run(record: dict) -> set[str]:
     """The files the harness's pytest run collects: test_cmd's paths, else the test patch's .py test files."""
-    if record.get("test_cmd"):
-        return {w for w in shlex.split(record["test_cmd"]) if w.endswith(".py")}
+    if record.get("test_cmd"):  # paths: words that are neither options nor option values such as pythonpath=src
+        return {w for w in shlex.split(record["test_cmd"])[3:] if not w.startswith("-") and "=" not in w}
     return {p for p in record["test_files"] if p.endswith(".py") and not p.endswith("conftest.py")}
 
 
