@@ -48,6 +48,9 @@ EXAMPLE_ID = "example_id"
 # TRL's log keys → the names the issue and the MLflow curves use; other numeric keys are logged as TRL names them.
 METRIC_NAMES = {"reward": "reward_mean", "frac_reward_zero_std": "zero_variance_share",
                 "completions/mean_length": "completion_length"}
+# The metrics a summary (`postgame train --json`) shows, each with its first-step value as the baseline.
+SUMMARY_METRICS = ("loss", "grad_norm", "learning_rate", "reward_mean", "reward_std", "zero_variance_share", "kl",
+                   "completion_length", "mean_token_accuracy", "rewards/accuracies", "rewards/margins")
 
 
 class DataOrderError(RuntimeError):

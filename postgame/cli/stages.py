@@ -75,7 +75,7 @@ def train(mode: str | None = typer.Option(None, "--mode", help="sft | dpo | grpo
                                                              "metrics with their baselines, cost.")) -> None:
     """Curate snapshots and train a candidate policy on them (TRL), tracked in MLflow; resumes a killed run."""
     from evals.factory.instances import split_map
-    from models.train import get_trainer, new_training_run, train_candidate
+    from models.train import SUMMARY_METRICS, get_trainer, new_training_run, train_candidate
     from postgame import ledger
     from postgame.curate import curate_snapshots
 
@@ -99,8 +99,9 @@ def train(mode: str | None = typer.Option(None, "--mode", help="sft | dpo | grpo
         echo_json({"run_id": candidate.run_id, "model_uri": candidate.model_uri, "method": candidate.method,
                    "steps": candidate.steps, "parent_version": candidate.parent_version,
                    "snapshot_ids": list(candidate.snapshot_ids),
-                   "metrics": {k: {"final": v, "baseline": candidate.baselines.get(k)}
-                               for k, v in sorted(candidate.metrics.items())},
+                   "metrics": {k: {"final": candidate.metrics[k], "baseline": candidate.baselines.get(k)}
+                               for k in SUMMARY_METRICS if k in candidate.metrics},
+                   "baseline": "each metric's value at the first step (the parent policy on the first batch)",
                    "cost": {"usd": candidate.cost_usd, **candidate.usage}})
     else:
         typer.echo(f"candidate run {candidate.run_id}: {candidate.method}, {candidate.steps} steps -> "
