@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import shutil
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -380,10 +381,12 @@ def training_rows(method: str, rows: list[dict], settings: TrainSettings) -> lis
 
 # --- one training run: fit -----------------------------------------------------------------------------------------
 
-def work_key(method: str, parent: str, dataset_sha256: str, settings: TrainSettings) -> str:
+def work_key(method: str, parent: str, dataset_sha256: str, settings: TrainSettings, policy: PolicySettings) -> str:
     """What a run learns from and how: the same key after a kill means the same run, resumed."""
     spec = json.dumps({"method": method, "parent": parent, "data": dataset_sha256,
-                       "train": settings.model_dump(mode="json")}, sort_keys=True)
+                       "train": settings.model_dump(mode="json"),
+                       "sampling": [policy.max_new_tokens, policy.temperature, policy.max_prompt_tokens]},
+                      sort_keys=True)
     return hashlib.sha256(spec.encode()).hexdigest()[:16]
 
 
@@ -433,6 +436,7 @@ def fit(job: TrainJob) -> TrainResult:
                          metrics=step_metrics.last, first_metrics=step_metrics.first, usage=usage,
                          resumed_from_step=resumed, seen=trainer.postgame_seen)
     done.write_text(result.to_json())
+    shutil.rmtree(ckpt_root, ignore_errors=True)  # finished: the model and the result are what is kept
     return result
 
 
@@ -505,7 +509,7 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
         mlflow.log_input(mlflow.data.from_pandas(frame, source=dataset.uri, name=f"curated-{dataset.sha256[:12]}"),
                          context="training")
         # train
-        work_dir = cfg.home / "training" / work_key(method, str(parent), dataset.sha256, cfg.train)
+        work_dir = cfg.home / "training" / work_key(method, str(parent), dataset.sha256, cfg.train, cfg.policy)
         result = fit(TrainJob(method=method, policy_dir=Path(parent_dir), rows=rows, work_dir=work_dir,
                               settings=cfg.train, policy=cfg.policy, reward_fn=reward,
                               on_metrics=_mlflow_sink(run.info.run_id)))
