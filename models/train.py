@@ -166,7 +166,6 @@ class _Recorded:
     """Mixed into a TRL trainer class (`_recorded(SFTTrainer)`)."""
 
     postgame_plan_sha: str = ""
-    postgame_per_step: int = 1
     postgame_keep: int = 2
     postgame_group: int = 1
     postgame_seen: list[list[str]]
@@ -174,9 +173,8 @@ class _Recorded:
     postgame_started: tuple[float, float] = (0.0, 0.0)
     postgame_prior: Usage
 
-    def postgame_setup(self, *, plan_sha: str, per_step: int, keep: int, group: int, resume: Path | None) -> None:
-        self.postgame_plan_sha, self.postgame_per_step, self.postgame_keep = plan_sha, per_step, keep
-        self.postgame_group = group
+    def postgame_setup(self, *, plan_sha: str, keep: int, group: int, resume: Path | None) -> None:
+        self.postgame_plan_sha, self.postgame_keep, self.postgame_group = plan_sha, keep, group
         self.postgame_seen, self.postgame_usage, self.postgame_prior = [], Usage(), Usage()
         self._postgame_ids: deque = deque()
         self._postgame_staging: Path | None = None
@@ -274,7 +272,7 @@ class _StepMetrics:
 # --- trainers, by name ---------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Trainer:
+class TrainerSpec:
     """A training mode: which curated rows it reads, how many it consumes a step, and how TRL is set up."""
 
     kind: str
@@ -325,14 +323,14 @@ def _build_grpo(job: TrainJob, model, tokenizer, common: dict, dataset):
                                   train_dataset=dataset, peft_config=_peft_config(s))
 
 
-TRAINERS: dict[str, Trainer] = {
-    "sft": Trainer("sft", lambda s: s.batch_size, _build_sft),
-    "dpo": Trainer("dpo", lambda s: s.batch_size, _build_dpo),
-    "grpo": Trainer("grpo", lambda s: s.batch_size // s.num_generations, _build_grpo),
+TRAINERS: dict[str, TrainerSpec] = {
+    "sft": TrainerSpec("sft", lambda s: s.batch_size, _build_sft),
+    "dpo": TrainerSpec("dpo", lambda s: s.batch_size, _build_dpo),
+    "grpo": TrainerSpec("grpo", lambda s: s.batch_size // s.num_generations, _build_grpo),
 }
 
 
-def get_trainer(name: str) -> Trainer:
+def get_trainer(name: str) -> TrainerSpec:
     try:
         return TRAINERS[name]
     except KeyError:
@@ -419,7 +417,7 @@ def fit(job: TrainJob) -> TrainResult:
     trainer.add_callback(step_metrics.callback)
     for callback in job.callbacks:
         trainer.add_callback(callback)
-    trainer.postgame_setup(plan_sha=plan_sha256(plan), per_step=per_step, keep=s.keep_checkpoints,
+    trainer.postgame_setup(plan_sha=plan_sha256(plan), keep=s.keep_checkpoints,
                            group=s.num_generations if job.method == "grpo" else 1, resume=resume)
     trainer.postgame_started = (time.perf_counter(), time.process_time())
     out = trainer.train(resume_from_checkpoint=str(resume) if resume else None)
