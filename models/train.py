@@ -2,27 +2,74 @@
 
     setup (rows, parent checkpoint, MLflow run inputs) → train (the trainer chosen by name) → save (log the model)
 
-    postgame train --snapshot ID [--json]
+    postgame train --mode sft|dpo|grpo [--snapshot ID] [--max-steps N] [--seed S] [--json]
 
-Trainers are chosen by name from `TRAINERS` (`train.method`; `auto` = SFT when the curated set holds enough accepted
-patches, else GRPO), rewards from `REWARDS`. The GRPO reward is the evaluation harness itself
-(`evals.harness.make_reward_fn`): the RL reward *is* the evaluation. The run records its inputs (dataset URI and
-sha256, snapshot ids, parent version) so that lineage leads from the model back to the log objects. A trainer writes
-a complete checkpoint (weights + tokenizer) plus `train_result.json` under its output folder, nothing else.
+Trainers are chosen by name from `TRAINERS` (`train.method` / `--mode`), rewards from `REWARDS`:
+
+- `sft`  SFTTrainer on verified completions (resolved and accepted sessions: the harness is the filter), loss on the
+         completion only;
+- `dpo`  DPOTrainer on pairs from the same task (prompt / chosen = verified / rejected = failed or rejected);
+- `grpo` GRPOTrainer with the harness as the reward (1.0 resolved, 0.0 not, None on an infrastructure error): the RL
+         reward *is* the evaluation. Prompts whose traffic outcomes vary come first; TRL's share of groups with zero
+         reward variance (nothing to learn from) is logged every step.
+
+`train.method: auto` (`choose_method`) picks by what the curated data holds: `dpo` when there are at least
+`batch_size` pairs (successes and failures on the same tasks: the cheapest signal that says what to do *and* what not
+to), else `grpo` when at least one prompt's traffic outcomes vary (RL has a signal there), else `sft` when there are at
+least `batch_size` verified completions, else `grpo` on every prompt (the only mode that needs no success yet).
+
+LoRA through PEFT with `train.lora: {r, alpha, dropout, target_modules}`; the saved model has the adapters merged.
+
+Resume: the data order is a plan fixed by the seed (`data_plan`), consumed in sequence; checkpoints are atomic
+(`models.checkpoints`) every `train.save_steps`. The work folder is keyed by what the run learns from (`work_key`), so
+a training killed with SIGKILL and run again resumes from its last checkpoint; the ids each step trained on are
+recorded and checked against the plan at the end, so a resume that skips or repeats an example fails loudly.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
+import shutil
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
+from models import checkpoints
 from postgame.config import Config, PolicySettings, TrainSettings
-from postgame.curate import CuratedDataset, load_rows
+from postgame.curate import CuratedDataset, load_rows, rows_of
 
 RewardFn = Callable[..., list[float | None]]
+MetricsSink = Callable[[int, dict[str, float]], None]
+EXAMPLE_ID = "example_id"
+# TRL's log keys → the names the issue and the MLflow curves use; other numeric keys are logged as TRL names them.
+METRIC_NAMES = {"reward": "reward_mean", "frac_reward_zero_std": "zero_variance_share",
+                "completions/mean_length": "completion_length"}
+# The metrics a summary (`postgame train --json`) shows, each with its first-step value as the baseline.
+SUMMARY_METRICS = ("loss", "grad_norm", "learning_rate", "reward_mean", "reward_std", "zero_variance_share", "kl",
+                   "completion_length", "mean_token_accuracy", "rewards/accuracies", "rewards/margins")
+
+
+class DataOrderError(RuntimeError):
+    """The examples a run trained on differ from its data plan: a resume skipped or repeated an example."""
+
+
+@dataclass
+class Usage:
+    """Compute spent: wall, CPU and GPU seconds, tokens generated and trained on (prompt + completion)."""
+
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    gpu_s: float = 0.0
+    tokens_generated: int = 0
+    tokens_trained: int = 0
+
+    def usd(self, usd_per_cpu_hour: float, usd_per_gpu_hour: float) -> float:
+        return self.cpu_s / 3600 * usd_per_cpu_hour + self.gpu_s / 3600 * usd_per_gpu_hour
 
 
 @dataclass
@@ -33,10 +80,19 @@ class TrainResult:
     examples: int
     seconds: float
     train_loss: float | None
-    metrics: dict[str, float] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)        # the last step's
+    first_metrics: dict[str, float] = field(default_factory=dict)  # the first step's (the parent on the first batch)
+    usage: Usage = field(default_factory=Usage)
+    resumed_from_step: int = 0
+    seen: list[list[str]] = field(default_factory=list)            # example ids of each step
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> TrainResult:
+        data = json.loads(text)
+        return cls(**{**data, "usage": Usage(**data["usage"])})
 
 
 @dataclass(frozen=True)
@@ -51,95 +107,230 @@ class Candidate:
     seconds: float
     dataset_sha256: str
     snapshot_ids: tuple[str, ...]
+    metrics: dict[str, float] = field(default_factory=dict)
+    baselines: dict[str, float] = field(default_factory=dict)
+    cost_usd: float = 0.0
+    usage: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
-class TrainInputs:
-    """What a trainer gets: the curated rows, the checkpoint to start from, where to write, and the settings."""
+class TrainJob:
+    """One training run, all it needs: the mode, the checkpoint to start from, its rows, where to work, the settings.
+    `reward_fn` is GRPO's (None = `train.reward` by name); `callbacks` are extra TRL callbacks."""
 
+    method: str
+    policy_dir: Path
     rows: list[dict]
-    parent_dir: Path
-    out_dir: Path
-    cfg: Config
+    work_dir: Path
+    settings: TrainSettings
+    policy: PolicySettings = field(default_factory=PolicySettings)
+    reward_fn: RewardFn | None = None
+    on_metrics: MetricsSink | None = None
+    callbacks: Sequence[Any] = ()
+
+
+# --- the data order ------------------------------------------------------------------------------------------------
+
+def data_plan(rows: list[dict], per_step: int, max_steps: int, seed: int) -> list[dict]:
+    """The rows in the order training consumes them: max_steps × per_step rows, epochs shuffled by the seed."""
+    if not rows:
+        raise ValueError("no rows to train on")
+    plan: list[dict] = []
+    epoch = 0
+    while len(plan) < per_step * max_steps:
+        order = list(rows)
+        random.Random(f"{seed}:{epoch}").shuffle(order)
+        plan += order
+        epoch += 1
+    return plan[:per_step * max_steps]
+
+
+def plan_sha256(plan: list[dict]) -> str:
+    return hashlib.sha256(json.dumps([r[EXAMPLE_ID] for r in plan]).encode()).hexdigest()
+
+
+# --- the trainer mixin: atomic checkpoints, the ledger of example ids, usage -----------------------------------------
+
+class _IdCollator:
+    """Wraps a collator: takes each example's id off (the model never sees it) and queues the batch's ids."""
+
+    def __init__(self, inner, queue: deque):
+        self.inner, self.queue = inner, queue
+
+    def __call__(self, features: list[dict]):
+        self.queue.append([f.pop(EXAMPLE_ID) for f in features])
+        return self.inner(features)
+
+
+class _Recorded:
+    """Mixed into a TRL trainer class (`_recorded(SFTTrainer)`)."""
+
+    postgame_plan_sha: str = ""
+    postgame_keep: int = 2
+    postgame_group: int = 1
+    postgame_seen: list[list[str]]
+    postgame_usage: Usage
+    postgame_started: tuple[float, float] = (0.0, 0.0)
+    postgame_prior: Usage
+
+    def postgame_setup(self, *, plan_sha: str, keep: int, group: int, resume: Path | None) -> None:
+        self.postgame_plan_sha, self.postgame_keep, self.postgame_group = plan_sha, keep, group
+        self.postgame_seen, self.postgame_usage, self.postgame_prior = [], Usage(), Usage()
+        self._postgame_ids: deque = deque()
+        self._postgame_staging: Path | None = None
+        if resume is not None:
+            manifest = checkpoints.read_manifest(resume)
+            if manifest.plan_sha256 != plan_sha:
+                raise checkpoints.CheckpointError(f"{resume} was written for another data order "
+                                                  f"({manifest.plan_sha256[:12]} != {plan_sha[:12]})")
+            self.postgame_seen = [list(ids) for ids in manifest.seen]
+            self.postgame_prior = Usage(**manifest.usage)
+        if not isinstance(self.data_collator, _IdCollator) and group == 1:
+            self.data_collator = _IdCollator(self.data_collator, self._postgame_ids)
+
+    def _set_signature_columns_if_needed(self):
+        super()._set_signature_columns_if_needed()
+        if self._signature_columns is not None and EXAMPLE_ID not in self._signature_columns:
+            self._signature_columns = [*self._signature_columns, EXAMPLE_ID]
+
+    def training_step(self, model, inputs, num_items_in_batch=None):
+        if isinstance(inputs, list):  # GRPO: the raw rows, each prompt repeated num_generations times
+            ids = [row[EXAMPLE_ID] for row in inputs][::self.postgame_group]
+        else:
+            ids = self._postgame_ids.popleft()
+            self.postgame_usage.tokens_trained += int(sum(v.sum() for k, v in inputs.items()
+                                                          if k.endswith("attention_mask")))
+        self.postgame_seen.append(ids)
+        return super().training_step(model, inputs, num_items_in_batch)
+
+    def _generate_and_score_completions(self, inputs):  # GRPO only
+        out = super()._generate_and_score_completions(inputs)
+        generated = int(out["completion_mask"].sum())
+        self.postgame_usage.tokens_generated += generated
+        self.postgame_usage.tokens_trained += generated + int(out["prompt_mask"].sum())
+        return out
+
+    def postgame_total(self) -> Usage:
+        """Usage so far: what earlier runs spent up to the checkpoint resumed from, plus this process."""
+        wall0, cpu0 = self.postgame_started
+        gpus = _gpu_count(self.args)
+        wall = time.perf_counter() - wall0
+        p, u = self.postgame_prior, self.postgame_usage
+        return Usage(wall_s=p.wall_s + wall, cpu_s=p.cpu_s + time.process_time() - cpu0, gpu_s=p.gpu_s + wall * gpus,
+                     tokens_generated=p.tokens_generated + u.tokens_generated,
+                     tokens_trained=p.tokens_trained + u.tokens_trained)
+
+    def _get_output_dir(self, trial):
+        return str(self._postgame_staging) if self._postgame_staging else super()._get_output_dir(trial)
+
+    def _save_checkpoint(self, model, trial):
+        root = Path(self.args.output_dir)
+        self._postgame_staging = checkpoints.staging_dir(root)
+        try:
+            super()._save_checkpoint(model, trial)
+        finally:
+            staging, self._postgame_staging = self._postgame_staging, None
+        step = self.state.global_step
+        seen = self.postgame_seen[:step]
+        manifest = checkpoints.Manifest(step=step, examples_consumed=sum(len(ids) for ids in seen),
+                                        plan_sha256=self.postgame_plan_sha, seen=seen,
+                                        usage=asdict(self.postgame_total()))
+        checkpoints.publish(staging / f"checkpoint-{step}", root / f"checkpoint-{step}", manifest)
+        checkpoints.prune(root, self.postgame_keep)
+
+
+def _recorded(trainer_cls: type) -> type:
+    return type(f"Recorded{trainer_cls.__name__}", (_Recorded, trainer_cls), {})
+
+
+def _gpu_count(args) -> int:
+    import torch
+
+    return 0 if args.use_cpu or not torch.cuda.is_available() else 1
+
+
+class _StepMetrics:
+    """A TRL callback: each logged step's numeric metrics to a sink (MLflow in a cycle), first and last kept."""
+
+    def __init__(self, sink: MetricsSink | None):
+        from transformers import TrainerCallback
+
+        self.sink, self.first, self.last = sink, {}, {}
+        self.callback = type("StepMetrics", (TrainerCallback,), {"on_log": self._on_log})()
+
+    def _on_log(self, args, state, control, logs=None, **_):
+        metrics = {METRIC_NAMES.get(k, k): float(v) for k, v in (logs or {}).items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        if "loss" not in metrics and "reward_mean" not in metrics:
+            return  # the end-of-training summary, not a step
+        self.first = self.first or metrics
+        self.last = metrics
+        if self.sink is not None:
+            self.sink(int(state.global_step), metrics)
 
 
 # --- trainers, by name ---------------------------------------------------------------------------------------------
 
-def _common_args(settings: TrainSettings, out_dir: Path) -> dict:
-    return dict(output_dir=str(out_dir / "trainer"), max_steps=settings.max_steps,
-                learning_rate=settings.learning_rate, per_device_train_batch_size=settings.batch_size,
-                seed=settings.seed, data_seed=settings.seed, use_cpu=not settings.use_gpu, report_to=[],
-                logging_steps=1, save_strategy="no", disable_tqdm=True, dataloader_num_workers=0)
+@dataclass(frozen=True)
+class TrainerSpec:
+    """A training mode: which curated rows it reads, how many it consumes a step, and how TRL is set up."""
+
+    kind: str
+    per_step: Callable[[TrainSettings], int]
+    build: Callable[[TrainJob, Any, Any, dict, Any], Any]  # (job, model, tokenizer, common args, dataset) → trainer
 
 
-def _load(policy_dir: Path):
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+def _peft_config(settings: TrainSettings):
+    if settings.lora is None:
+        return None
+    from peft import LoraConfig
 
-    tokenizer = AutoTokenizer.from_pretrained(policy_dir)
-    model = AutoModelForCausalLM.from_pretrained(policy_dir)
-    return model, tokenizer
-
-
-def _finish(trainer, method: str, out_dir: Path, examples: int, started: float) -> TrainResult:
-    out = trainer.train()
-    model_dir = out_dir / "model"
-    trainer.save_model(str(model_dir))
-    trainer.processing_class.save_pretrained(model_dir)
-    logs = [entry for entry in trainer.state.log_history if "loss" in entry]
-    metrics = {k: float(v) for k, v in (logs[-1] if logs else {}).items() if isinstance(v, (int, float))}
-    result = TrainResult(method=method, output_dir=str(model_dir), steps=int(out.global_step), examples=examples,
-                         seconds=time.perf_counter() - started, train_loss=float(out.training_loss), metrics=metrics)
-    (out_dir / "train_result.json").write_text(result.to_json())
-    return result
+    lora = settings.lora
+    return LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout, task_type="CAUSAL_LM",
+                      target_modules=lora.target_modules)
 
 
-def train_grpo(policy_dir: Path, rows: list[dict], reward_fn: RewardFn, *, settings: TrainSettings,
-               policy: PolicySettings, out_dir: Path) -> TrainResult:
-    """GRPO: `rows` have `prompt` and `instance_id`; the reward is the harness's grade of each completion."""
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
-
-    started = time.perf_counter()
-    model, tokenizer = _load(policy_dir)
-    args = GRPOConfig(**_common_args(settings, out_dir), num_generations=settings.num_generations,
-                      max_completion_length=policy.max_new_tokens, temperature=policy.temperature,
-                      beta=settings.kl_beta)
-    trainer = GRPOTrainer(model=model, reward_funcs=[reward_fn], args=args, train_dataset=Dataset.from_list(rows),
-                          processing_class=tokenizer)
-    return _finish(trainer, "grpo", out_dir, len(rows), started)
-
-
-def train_sft(policy_dir: Path, rows: list[dict], *, settings: TrainSettings, out_dir: Path) -> TrainResult:
-    """SFT on prompt/completion pairs (accepted patches); the loss is on the completion only."""
-    from datasets import Dataset
+def _build_sft(job: TrainJob, model, tokenizer, common: dict, dataset):
     from trl import SFTConfig, SFTTrainer
 
-    started = time.perf_counter()
-    model, tokenizer = _load(policy_dir)
-    args = SFTConfig(**_common_args(settings, out_dir), completion_only_loss=True)
-    trainer = SFTTrainer(model=model, args=args, processing_class=tokenizer,
-                         train_dataset=Dataset.from_list([{"prompt": r["prompt"], "completion": r["completion"]}
-                                                          for r in rows]))
-    return _finish(trainer, "sft", out_dir, len(rows), started)
+    args = SFTConfig(**common, completion_only_loss=True, max_length=job.policy.max_position_embeddings,
+                     train_sampling_strategy="sequential")
+    return _recorded(SFTTrainer)(model=model, args=args, processing_class=tokenizer, peft_config=_peft_config(
+        job.settings), train_dataset=dataset.select_columns([EXAMPLE_ID, "prompt", "completion"]))
 
 
-def _run_sft(inputs: TrainInputs) -> TrainResult:
-    rows = [r for r in inputs.rows if r.get("completion")]
-    return train_sft(inputs.parent_dir, rows, settings=inputs.cfg.train, out_dir=inputs.out_dir)
+def _build_dpo(job: TrainJob, model, tokenizer, common: dict, dataset):
+    from trl import DPOConfig, DPOTrainer
+
+    args = DPOConfig(**common, beta=job.settings.dpo_beta, max_length=job.policy.max_position_embeddings,
+                     train_sampling_strategy="sequential")
+    return _recorded(DPOTrainer)(model=model, args=args, processing_class=tokenizer, peft_config=_peft_config(
+        job.settings), train_dataset=dataset.select_columns([EXAMPLE_ID, "prompt", "chosen", "rejected"]))
 
 
-def _run_grpo(inputs: TrainInputs) -> TrainResult:
-    cfg = inputs.cfg
-    reward = get_reward(cfg.train.reward)(cfg, {r["instance_id"] for r in inputs.rows})
-    prompts = [{"prompt": r["prompt"], "instance_id": r["instance_id"]} for r in inputs.rows][:cfg.train.max_prompts]
-    return train_grpo(inputs.parent_dir, prompts, reward, settings=cfg.train, policy=cfg.policy,
-                      out_dir=inputs.out_dir)
+def _build_grpo(job: TrainJob, model, tokenizer, common: dict, dataset):
+    from trl import GRPOConfig, GRPOTrainer
+
+    s = job.settings
+    reward = job.reward_fn
+    if reward is None:
+        raise ValueError("grpo needs a reward function (train.reward)")
+    vllm = dict(use_vllm=True, vllm_mode="colocate", vllm_gpu_memory_utilization=s.vllm_gpu_memory_utilization) \
+        if s.use_vllm else {}
+    args = GRPOConfig(**common, num_generations=s.num_generations, max_completion_length=job.policy.max_new_tokens,
+                      temperature=job.policy.temperature, beta=s.kl_beta, shuffle_dataset=False, **vllm)
+    return _recorded(GRPOTrainer)(model=model, reward_funcs=[reward], args=args, processing_class=tokenizer,
+                                  train_dataset=dataset, peft_config=_peft_config(s))
 
 
-TRAINERS: dict[str, Callable[[TrainInputs], TrainResult]] = {"sft": _run_sft, "grpo": _run_grpo}
+TRAINERS: dict[str, TrainerSpec] = {
+    "sft": TrainerSpec("sft", lambda s: s.batch_size, _build_sft),
+    "dpo": TrainerSpec("dpo", lambda s: s.batch_size, _build_dpo),
+    "grpo": TrainerSpec("grpo", lambda s: s.batch_size // s.num_generations, _build_grpo),
+}
 
 
-def get_trainer(name: str) -> Callable[[TrainInputs], TrainResult]:
+def get_trainer(name: str) -> TrainerSpec:
     try:
         return TRAINERS[name]
     except KeyError:
@@ -168,10 +359,94 @@ def get_reward(name: str) -> Callable[[Config, set[str]], RewardFn]:
         raise KeyError(f"train.reward = {name!r}: unknown reward; valid names: {', '.join(sorted(REWARDS))}") from None
 
 
-def choose_method(cfg: Config, rows: list[dict]) -> str:
-    if cfg.train.method != "auto":
-        return cfg.train.method
-    return "sft" if sum(1 for r in rows if r.get("completion")) >= cfg.train.batch_size else "grpo"
+def choose_method(settings: TrainSettings, rows: list[dict]) -> str:
+    """`train.method`, or for `auto` the rule of the module docstring: dpo ≥ batch_size pairs, else grpo when a prompt's
+    outcomes vary, else sft ≥ batch_size verified completions, else grpo."""
+    if settings.method != "auto":
+        return settings.method
+    if len(rows_of(rows, "dpo")) >= settings.batch_size:
+        return "dpo"
+    if any(r["variance"] > 0 for r in rows_of(rows, "grpo")):
+        return "grpo"
+    return "sft" if len(rows_of(rows, "sft")) >= settings.batch_size else "grpo"
+
+
+def training_rows(method: str, rows: list[dict], settings: TrainSettings) -> list[dict]:
+    """The curated rows the mode trains on (GRPO: the first `max_prompts`, varied outcomes first)."""
+    chosen = rows_of(rows, get_trainer(method).kind)
+    return chosen[:settings.max_prompts] if method == "grpo" else chosen
+
+
+# --- one training run: fit -----------------------------------------------------------------------------------------
+
+def work_key(method: str, parent: str, dataset_sha256: str, settings: TrainSettings, policy: PolicySettings) -> str:
+    """What a run learns from and how: the same key after a kill means the same run, resumed."""
+    spec = json.dumps({"method": method, "parent": parent, "data": dataset_sha256,
+                       "train": settings.model_dump(mode="json"),
+                       "sampling": [policy.max_new_tokens, policy.temperature, policy.max_prompt_tokens]},
+                      sort_keys=True)
+    return hashlib.sha256(spec.encode()).hexdigest()[:16]
+
+
+def fit(job: TrainJob) -> TrainResult:
+    """Train `job.method` on `job.rows` from `job.policy_dir`, resuming from the last checkpoint under
+    `job.work_dir`; the model lands in `job.work_dir / "model"`. A finished job returns its recorded result."""
+    import torch
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
+
+    done = job.work_dir / "train_result.json"
+    if done.exists():
+        return TrainResult.from_json(done.read_text())
+    s = job.settings
+    spec = get_trainer(job.method)
+    per_step = spec.per_step(s)
+    plan = data_plan(job.rows, per_step, s.max_steps, s.seed)
+    ckpt_root = job.work_dir / "checkpoints"
+    resume = checkpoints.latest(ckpt_root)
+
+    set_seed(s.seed)
+    tokenizer = AutoTokenizer.from_pretrained(job.policy_dir)
+    model = AutoModelForCausalLM.from_pretrained(job.policy_dir, dtype=torch.float32)
+    common = dict(output_dir=str(ckpt_root), max_steps=s.max_steps, learning_rate=s.learning_rate,
+                  per_device_train_batch_size=s.batch_size, gradient_accumulation_steps=1, seed=s.seed,
+                  data_seed=s.seed, use_cpu=not s.use_gpu, report_to=[], logging_steps=1, save_strategy="steps",
+                  save_steps=s.save_steps, disable_tqdm=True, dataloader_num_workers=0)
+    step_metrics = _StepMetrics(job.on_metrics)
+    trainer = spec.build(job, model, tokenizer, common, Dataset.from_list(plan))
+    trainer.add_callback(step_metrics.callback)
+    for callback in job.callbacks:
+        trainer.add_callback(callback)
+    trainer.postgame_setup(plan_sha=plan_sha256(plan), keep=s.keep_checkpoints,
+                           group=s.num_generations if job.method == "grpo" else 1, resume=resume)
+    trainer.postgame_started = (time.perf_counter(), time.process_time())
+    out = trainer.train(resume_from_checkpoint=str(resume) if resume else None)
+
+    expected = [r[EXAMPLE_ID] for r in plan]
+    if [i for ids in trainer.postgame_seen for i in ids] != expected:
+        raise DataOrderError(f"{job.method}: the examples trained on differ from the data plan "
+                             f"({sum(map(len, trainer.postgame_seen))} seen, {len(expected)} planned)")
+    usage = trainer.postgame_total()
+    model_dir = _save_model(trainer, job.work_dir)
+    resumed = checkpoints.read_manifest(resume).step if resume else 0
+    result = TrainResult(method=job.method, output_dir=str(model_dir), steps=int(out.global_step),
+                         examples=len(job.rows), seconds=usage.wall_s, train_loss=float(out.training_loss),
+                         metrics=step_metrics.last, first_metrics=step_metrics.first, usage=usage,
+                         resumed_from_step=resumed, seen=trainer.postgame_seen)
+    done.write_text(result.to_json())
+    shutil.rmtree(ckpt_root, ignore_errors=True)  # finished: the model and the result are what is kept
+    return result
+
+
+def _save_model(trainer, work_dir: Path) -> Path:
+    """The trained weights (LoRA adapters merged) + tokenizer, published atomically as `work_dir/model`."""
+    model = trainer.model
+    if hasattr(model, "merge_and_unload"):
+        model = model.merge_and_unload()
+    staged = checkpoints.staging_dir(work_dir) / "model"
+    model.save_pretrained(staged)
+    trainer.processing_class.save_pretrained(staged)
+    return checkpoints.publish(staged, work_dir / "model")
 
 
 # --- the recipe ----------------------------------------------------------------------------------------------------
@@ -188,6 +463,19 @@ def new_training_run(cfg: Config, name: str) -> str:
     return client.create_run(experiment_id, run_name=name).info.run_id
 
 
+def _mlflow_sink(run_id: str) -> MetricsSink:
+    from mlflow import MlflowClient
+    from mlflow.entities import Metric
+
+    client = MlflowClient()
+
+    def sink(step: int, metrics: dict[str, float]) -> None:
+        now = int(time.time() * 1000)
+        client.log_batch(run_id, metrics=[Metric(f"train/{k}", v, now, step) for k, v in metrics.items()])
+
+    return sink
+
+
 def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candidate:
     """setup → train → save, tracked in the MLflow run `run_id`."""
     import mlflow
@@ -197,32 +485,48 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
     from models.policy import base_policy_dir
 
     # setup
-    rows = load_rows(cfg, dataset)
-    method = choose_method(cfg, rows)
-    trainer = get_trainer(method)
+    all_rows = load_rows(cfg, dataset)
+    method = choose_method(cfg.train, all_rows)
+    rows = training_rows(method, all_rows, cfg.train)
+    if not rows:
+        raise ValueError(f"train: no {get_trainer(method).kind} rows in dataset {dataset.sha256[:12]} for method "
+                         f"{method!r} (sft {dataset.sft_examples}, dpo {dataset.dpo_pairs}, grpo {dataset.prompts})")
     champion = registry.champion_version(cfg)
     parent_dir = registry.download_version(cfg, champion.version) if champion else base_policy_dir(cfg)
     parent = champion.version if champion else "base"
+    reward = get_reward(cfg.train.reward)(cfg, {r["instance_id"] for r in rows}) if method == "grpo" else None
     with mlflow.start_run(run_id=run_id) as run:
         mlflow.log_params({"method": method, "max_steps": cfg.train.max_steps, "lr": cfg.train.learning_rate,
-                           "batch_size": cfg.train.batch_size, "parent_version": parent,
+                           "batch_size": cfg.train.batch_size, "parent_version": parent, "seed": cfg.train.seed,
+                           "lora": cfg.train.lora.model_dump_json() if cfg.train.lora else "none",
                            "dataset_sha256": dataset.sha256, "snapshot_ids": ",".join(dataset.snapshot_ids),
-                           "prompts": dataset.prompts, "sft_examples": dataset.sft_examples})
-        frame = pd.DataFrame([{"instance_id": r["instance_id"], "has_completion": "completion" in r} for r in rows])
+                           "prompts": dataset.prompts, "sft_examples": dataset.sft_examples,
+                           "dpo_pairs": dataset.dpo_pairs, "varied_prompts": dataset.varied_prompts,
+                           "train_rows": len(rows)})
+        frame = pd.DataFrame([{"example_id": r["example_id"], "instance_id": r["instance_id"]} for r in rows])
         mlflow.log_input(mlflow.data.from_pandas(frame, source=dataset.uri, name=f"curated-{dataset.sha256[:12]}"),
                          context="training")
-        out_dir = cfg.home / "runs" / run.info.run_id
         # train
-        result = trainer(TrainInputs(rows=rows, parent_dir=parent_dir, out_dir=out_dir, cfg=cfg))
-        mlflow.log_metrics({f"train.{k.replace('/', '.')}": v for k, v in result.metrics.items()})
-        mlflow.log_metrics({"train.seconds": result.seconds, "train.steps": result.steps})
+        work_dir = cfg.home / "training" / work_key(method, str(parent), dataset.sha256, cfg.train, cfg.policy)
+        result = fit(TrainJob(method=method, policy_dir=Path(parent_dir), rows=rows, work_dir=work_dir,
+                              settings=cfg.train, policy=cfg.policy, reward_fn=reward,
+                              on_metrics=_mlflow_sink(run.info.run_id)))
+        usd = result.usage.usd(cfg.cost.usd_per_cpu_hour, cfg.cost.usd_per_gpu_hour)
+        mlflow.log_metrics({"train.seconds": result.seconds, "train.steps": result.steps,
+                            "train.cpu_seconds": result.usage.cpu_s, "train.gpu_seconds": result.usage.gpu_s,
+                            "train.tokens_generated": result.usage.tokens_generated,
+                            "train.tokens_trained": result.usage.tokens_trained, "train.cost_usd": usd,
+                            "train.resumed_from_step": result.resumed_from_step})
         # save
         model_uri = registry.log_policy(cfg, Path(result.output_dir), run_id=run.info.run_id)
         candidate = Candidate(run_id=run.info.run_id, model_uri=model_uri, model_dir=result.output_dir,
-                              parent_version=parent, method=method, steps=result.steps, train_loss=result.train_loss,
-                              seconds=result.seconds, dataset_sha256=dataset.sha256,
-                              snapshot_ids=dataset.snapshot_ids)
+                              parent_version=str(parent), method=method, steps=result.steps,
+                              train_loss=result.train_loss, seconds=result.seconds, dataset_sha256=dataset.sha256,
+                              snapshot_ids=dataset.snapshot_ids, metrics=result.metrics,
+                              baselines=result.first_metrics, cost_usd=usd, usage=asdict(result.usage))
         mlflow.log_dict(asdict(candidate), "candidate.json")
+    out_dir = cfg.home / "runs" / run.info.run_id
+    out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "candidate.json").write_text(json.dumps(asdict(candidate), indent=2))
     return candidate
 

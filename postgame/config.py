@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from postgame.errors import ConfigError
 from postgame.settings.factory import FactorySettings
 from postgame.settings.harness import HarnessSettings
 from postgame.settings.ingest import IngestSettings
+from postgame.settings.train import CurateSettings, TrainSettings
 from postgame.settings.validate import ValidateSettings
 
 ENV_PREFIX = "POSTGAME_"
@@ -85,34 +86,6 @@ class PolicySettings(_Section):
     seed: int = 0
 
 
-class CurateSettings(_Section):
-    min_records: int = Field(1, ge=0, description="Fewer curated examples stop the cycle with DataValidationError.")
-    max_examples: int = Field(512, gt=0)
-
-
-class TrainSettings(_Section):
-    """One training run per cycle. `auto` = SFT when the curated set has accepted patches, else GRPO."""
-
-    method: Literal["auto", "grpo", "sft"] = Field("auto", description="Trainer by name (models.train.TRAINERS).")
-    reward: Literal["harness"] = Field("harness", description="GRPO reward by name (models.train.REWARDS); the "
-                                                              "harness grades each completion.")
-    max_steps: int = Field(2, gt=0)
-    learning_rate: float = Field(5e-4, gt=0)
-    batch_size: int = Field(4, gt=0, description="Per-device batch; for GRPO a multiple of num_generations.")
-    num_generations: int = Field(4, ge=2, description="GRPO completions per prompt.")
-    kl_beta: float = Field(0.0, ge=0, description="GRPO KL coefficient (0 = no reference model, as in TRL's default).")
-    max_prompts: int = Field(8, gt=0, description="Prompts per cycle for GRPO (each costs num_generations gradings).")
-    use_gpu: bool = False
-    seed: int = 0
-
-    @model_validator(mode="after")
-    def _batch_fits_generations(self) -> TrainSettings:
-        if self.batch_size % self.num_generations:
-            raise ValueError(f"train.batch_size={self.batch_size} must be a multiple of "
-                             f"train.num_generations={self.num_generations}")
-        return self
-
-
 class PromoteSettings(_Section):
     metric: Literal["resolved_rate", "mean_reward"] = Field(
         "resolved_rate", description="Metric on the eval split the candidate must beat the champion on.")
@@ -124,6 +97,7 @@ class PromoteSettings(_Section):
 
 class CostSettings(_Section):
     usd_per_cpu_hour: float = Field(0.05, ge=0, description="Price of one core-hour, for intelligence per dollar.")
+    usd_per_gpu_hour: float = Field(2.5, ge=0, description="Price of one GPU-hour (training on use_gpu).")
 
 
 class Config(_Section):

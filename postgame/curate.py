@@ -1,11 +1,21 @@
-"""Curate: turn validated snapshots of production sessions into a training set.
+"""Curate: turn validated snapshots of production sessions into the rows of each training mode.
 
 Only sessions on tasks of the *train* split are used: a session on an eval or holdout task is counted and left out,
-so evaluation never measures what training saw. Each row keeps the prompt the deployed agent was shown (the same
-`evals.prompts` rendering that simulation, training and evaluation share), the task id (the RL reward grades
-against it) and, for resolved and accepted sessions, the agent's answer as an SFT target.
+so evaluation never measures what training saw. Every row keeps the prompt the deployed agent was shown (the same
+`evals.prompts` rendering that simulation, training and evaluation share) and the task id (the RL reward grades
+against it). The harness is the filter; per train instance, from its sessions in time order:
 
-The dataset is written once, content-addressed: `datasets/<sha256>.jsonl` + `datasets/<sha256>.manifest.json`.
+- `sft`  one row per distinct *verified* answer: a session that resolved the task and whose patch the user accepted
+         (or edited) — `prompt`, `completion`.
+- `dpo`  pairs from the same task: a verified answer (`chosen`) against an answer that failed (unresolved or
+         abandoned) or that the user rejected (`rejected`); at most `curate.max_pairs_per_task` per task.
+- `grpo` one row per task: `prompt` with its traffic outcomes (`sessions`, `resolved`, `variance` = p(1-p) of the
+         resolved share; sessions with an infrastructure `error` are not outcomes). Sorted by variance, highest first:
+         GRPO learns only where sampled outcomes differ, and traffic says where that is likely.
+
+Each row has a stable `example_id` (`sft:<instance>:<session>`, ...): the trainer records which ids each step
+consumed, so a resumed run can be checked against an uninterrupted one. The dataset is written once,
+content-addressed: `datasets/<sha256>.jsonl` (one JSON row per line, with its `kind`) + `datasets/<sha256>.manifest.json`.
 """
 
 from __future__ import annotations
@@ -18,6 +28,11 @@ from postgame.errors import DataValidationError
 from postgame.store import sha256_bytes
 
 ACCEPTED_FEEDBACK = ("accepted", "edited")
+FAILED_STATUSES = ("unresolved", "abandoned")  # the policy's failures; "error" is the infrastructure's
+OUTCOME_STATUSES = ("resolved", *FAILED_STATUSES)
+
+
+KINDS = ("sft", "dpo", "grpo")
 
 
 @dataclass(frozen=True)
@@ -25,13 +40,18 @@ class CuratedDataset:
     uri: str
     sha256: str
     snapshot_ids: tuple[str, ...]
-    prompts: int
-    sft_examples: int
+    prompts: int                                        # train instances with a prompt (= grpo rows)
+    sft_examples: int                                   # verified completions
+    dpo_pairs: int = 0
+    varied_prompts: int = 0                             # grpo prompts whose traffic outcomes differ
     skipped: dict[str, int] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
         return f"datasets/{self.sha256}.jsonl"
+
+    def count(self, kind: str) -> int:
+        return {"sft": self.sft_examples, "dpo": self.dpo_pairs, "grpo": self.prompts}[kind]
 
 
 def _last(messages: list[dict], role: str) -> str | None:
@@ -41,13 +61,28 @@ def _last(messages: list[dict], role: str) -> str | None:
     return None
 
 
-def build_rows(sessions: list[dict], splits: dict[str, str], max_examples: int) -> tuple[list[dict], dict[str, int]]:
-    """Pure: sessions (schema-v1 records) + {instance_id: split} → training rows and the skip counts."""
+@dataclass
+class _Attempt:
+    session_id: str
+    prompt: str
+    answer: str
+    status: str
+    feedback: str
+
+    @property
+    def verified(self) -> bool:
+        return self.status == "resolved" and self.feedback in ACCEPTED_FEEDBACK and bool(self.answer)
+
+    @property
+    def failed(self) -> bool:
+        return self.status in FAILED_STATUSES or (self.status == "resolved" and self.feedback == "rejected")
+
+
+def _attempts(sessions: list[dict], splits: dict[str, str]) -> tuple[dict[str, list[_Attempt]], dict[str, int]]:
     skipped = {"not_train_split": 0, "unknown_task": 0, "no_prompt": 0}
-    by_instance: dict[str, dict] = {}
+    by_instance: dict[str, list[_Attempt]] = {}
     for session in sorted(sessions, key=lambda s: (str(s.get("timestamp")), str(s.get("session_id")))):
-        task_info = session.get("task") or {}
-        instance_id = str(task_info.get("instance_id") or "")
+        instance_id = str((session.get("task") or {}).get("instance_id") or "")
         split = splits.get(instance_id)
         if split is None:
             skipped["unknown_task"] += 1
@@ -60,14 +95,50 @@ def build_rows(sessions: list[dict], splits: dict[str, str], max_examples: int) 
         if not prompt:
             skipped["no_prompt"] += 1
             continue
-        row = by_instance.setdefault(instance_id, {"instance_id": instance_id, "prompt": prompt, "sessions": []})
-        row["sessions"].append(session.get("session_id"))
         outcome = session.get("outcome") or {}
-        answer = _last(messages, "assistant") or session.get("patch")
-        if outcome.get("status") == "resolved" and outcome.get("feedback") in ACCEPTED_FEEDBACK and answer:
-            row.setdefault("completion", answer)
-    rows = [by_instance[k] for k in sorted(by_instance)][:max_examples]
-    return rows, skipped
+        by_instance.setdefault(instance_id, []).append(_Attempt(
+            session_id=str(session.get("session_id")), prompt=prompt,
+            answer=_last(messages, "assistant") or session.get("patch") or "",
+            status=str(outcome.get("status") or ""), feedback=str(outcome.get("feedback") or "none")))
+    return by_instance, skipped
+
+
+def build_rows(sessions: list[dict], splits: dict[str, str], max_examples: int, max_pairs_per_task: int = 4
+               ) -> tuple[list[dict], dict[str, int]]:
+    """Pure: sessions (schema-v1 records) + {instance_id: split} → rows of every kind (see the module docstring)
+    and the skip counts. Deterministic: the same sessions give the same rows in the same order."""
+    by_instance, skipped = _attempts(sessions, splits)
+    sft: list[dict] = []
+    dpo: list[dict] = []
+    grpo: list[dict] = []
+    for instance_id in sorted(by_instance):
+        attempts = by_instance[instance_id]
+        prompt = attempts[0].prompt
+        good: list[_Attempt] = []
+        for a in attempts:  # the first session of each distinct verified answer
+            if a.verified and all(a.answer != g.answer for g in good):
+                good.append(a)
+        bad = [a for a in attempts if a.failed and all(a.answer != g.answer for g in good)]
+        sft += [{"kind": "sft", "example_id": f"sft:{instance_id}:{a.session_id}", "instance_id": instance_id,
+                 "prompt": a.prompt, "completion": a.answer} for a in good]
+        pairs = [(g, b) for g in good for b in bad][:max_pairs_per_task]
+        dpo += [{"kind": "dpo", "example_id": f"dpo:{instance_id}:{g.session_id}:{b.session_id}",
+                 "instance_id": instance_id, "prompt": g.prompt, "chosen": g.answer, "rejected": b.answer or ""}
+                for g, b in pairs]
+        outcomes = [1.0 if a.status == "resolved" else 0.0 for a in attempts if a.status in OUTCOME_STATUSES]
+        p = sum(outcomes) / len(outcomes) if outcomes else 0.0
+        grpo.append({"kind": "grpo", "example_id": f"grpo:{instance_id}", "instance_id": instance_id,
+                     "prompt": prompt, "sessions": len(outcomes), "resolved": int(sum(outcomes)),
+                     "variance": p * (1 - p), "session_ids": [a.session_id for a in attempts]})
+    grpo.sort(key=lambda r: (-r["variance"], r["instance_id"]))
+    return sft[:max_examples] + dpo[:max_examples] + grpo[:max_examples], skipped
+
+
+def rows_of(rows: list[dict], kind: str) -> list[dict]:
+    """The rows of one training mode, in curated order."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown row kind {kind!r}; valid: {', '.join(KINDS)}")
+    return [r for r in rows if r.get("kind") == kind]
 
 
 def curate_snapshots(cfg: Config, snapshot_ids: list[str], splits: dict[str, str]) -> CuratedDataset:
@@ -79,17 +150,19 @@ def curate_snapshots(cfg: Config, snapshot_ids: list[str], splits: dict[str, str
     sessions: list[dict] = []
     for snapshot_id in snapshot_ids:
         sessions += [to_record(row) for row in load_snapshot(snapshot_id, cfg=cfg).to_pylist()]
-    rows, skipped = build_rows(sessions, splits, cfg.curate.max_examples)
-    if len(rows) < cfg.curate.min_records:
+    rows, skipped = build_rows(sessions, splits, cfg.curate.max_examples, cfg.curate.max_pairs_per_task)
+    grpo = rows_of(rows, "grpo")
+    if len(grpo) < cfg.curate.min_records:
         raise DataValidationError(
-            f"curate: {len(rows)} training prompts from snapshots {[s[:12] for s in snapshot_ids]} < "
+            f"curate: {len(grpo)} training prompts from snapshots {[s[:12] for s in snapshot_ids]} < "
             f"curate.min_records={cfg.curate.min_records} (skipped: {skipped})", failed=["curate.min_records"])
     body = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows).encode()
     sha = sha256_bytes(body)
     s = store(cfg)
     dataset = CuratedDataset(uri=s.url(f"datasets/{sha}.jsonl"), sha256=sha, snapshot_ids=tuple(snapshot_ids),
-                             prompts=len(rows), sft_examples=sum(1 for r in rows if "completion" in r),
-                             skipped=skipped)
+                             prompts=len(grpo), sft_examples=len(rows_of(rows, "sft")),
+                             dpo_pairs=len(rows_of(rows, "dpo")),
+                             varied_prompts=sum(1 for r in grpo if r["variance"] > 0), skipped=skipped)
     if not s.exists(dataset.key):
         s.put(dataset.key, body)
         s.put(f"datasets/{sha}.manifest.json", json.dumps(asdict(dataset), indent=2, sort_keys=True).encode())
@@ -97,6 +170,7 @@ def curate_snapshots(cfg: Config, snapshot_ids: list[str], splits: dict[str, str
 
 
 def load_rows(cfg: Config, dataset: CuratedDataset) -> list[dict]:
+    """Every row of the dataset (all kinds), checked against its sha256."""
     from postgame.runtime import store
 
     body = store(cfg).get(dataset.key)

@@ -1,4 +1,5 @@
-"""Curate: validated snapshots → a content-addressed training set (`postgame.curate`).
+"""Curate: validated snapshots → a content-addressed training set (`postgame.curate`): SFT rows from verified
+answers, DPO pairs from the same task, GRPO prompts with their outcome variance.
 
 Only sessions on train-split tasks are used, so evaluation never measures what training saw.
 """

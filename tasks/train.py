@@ -1,5 +1,7 @@
 """Train: one TRL run per cycle (`models.train`, the recipe). No retries: a failed training is a failure, not a
-transient."""
+transient. A training killed outright (SIGKILL, a lost machine) is not lost either: the next cycle on the same
+snapshots, parent and settings finds the same work folder (`models.train.work_key`) and resumes from its last atomic
+checkpoint, with the data order checked against the plan."""
 
 from __future__ import annotations
 

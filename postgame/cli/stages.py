@@ -3,15 +3,14 @@
     postgame cycle [--source URI] [--json]    # one continuous-training cycle
     postgame demo [--sessions N]              # the embedded default end to end
     postgame simulate --sessions N [--json]   # production traffic from the champion
-    postgame train --snapshot ID [--json]     # curate the snapshot, train a candidate in a new MLflow run
+    postgame train --mode sft|dpo|grpo [--snapshot ID] [--max-steps N] [--seed S] [--json]
+                                              # curate, train a candidate in a new MLflow run
     postgame promote --run-id RUN [--json]    # evaluate that candidate against the champion, register, decide
 
 Each calls the same functions the cycle's tasks call.
 """
 
 from __future__ import annotations
-
-from dataclasses import asdict
 
 import typer
 
@@ -66,22 +65,48 @@ def simulate(sessions: int = typer.Option(..., "--sessions", min=1, help="Sessio
         typer.echo(f"  {key}")
 
 
-def train(snapshot: list[str] = typer.Option(..., help="Snapshot id from `postgame ingest` (repeat for several)."),
-          as_json: bool = typer.Option(False, "--json", help="Print the candidate as JSON.")) -> None:
-    """Curate a snapshot and train a candidate policy on it (TRL), tracked in MLflow."""
+def train(mode: str | None = typer.Option(None, "--mode", help="sft | dpo | grpo (models.train.TRAINERS); default "
+                                                             "train.method."),
+          snapshot: list[str] | None = typer.Option(None, "--snapshot", help="Snapshot id from `postgame ingest` "
+                                                    "(repeat for several); default: every pending snapshot."),
+          max_steps: int | None = typer.Option(None, "--max-steps", min=1, help="Override train.max_steps."),
+          seed: int | None = typer.Option(None, "--seed", help="Override train.seed."),
+          as_json: bool = typer.Option(False, "--json", help="Print one JSON object: run id, model URI, final "
+                                                             "metrics with their baselines, cost.")) -> None:
+    """Curate snapshots and train a candidate policy on them (TRL), tracked in MLflow; resumes a killed run."""
     from evals.factory.instances import split_map
-    from models.train import new_training_run, train_candidate
+    from models.train import SUMMARY_METRICS, get_trainer, new_training_run, train_candidate
+    from postgame import ledger
     from postgame.curate import curate_snapshots
 
     cfg = runtime.current_config()
+    if mode is not None:
+        try:
+            get_trainer(mode)
+        except KeyError as exc:
+            raise typer.BadParameter(str(exc.args[0]), param_hint="--mode") from None
+    overrides = {k: v for k, v in {"method": mode, "max_steps": max_steps, "seed": seed}.items() if v is not None}
+    cfg = cfg.model_copy(update={"train": cfg.train.model_validate({**cfg.train.model_dump(), **overrides})})
+    snapshots = list(snapshot or ledger.pending(cfg))
+    if not snapshots:
+        typer.echo("nothing to train on: no pending snapshot (run `postgame ingest` first, or pass --snapshot ID)",
+                   err=True)
+        raise typer.Exit(1)
     with quiet_stdout(as_json):
-        dataset = curate_snapshots(cfg, snapshot, split_map(cfg))
-        candidate = train_candidate(cfg, dataset, new_training_run(cfg, f"train-{snapshot[-1][:8]}"))
+        dataset = curate_snapshots(cfg, snapshots, split_map(cfg))
+        candidate = train_candidate(cfg, dataset, new_training_run(cfg, f"train-{snapshots[-1][:8]}"))
     if as_json:
-        echo_json(asdict(candidate))
+        echo_json({"run_id": candidate.run_id, "model_uri": candidate.model_uri, "method": candidate.method,
+                   "steps": candidate.steps, "parent_version": candidate.parent_version,
+                   "snapshot_ids": list(candidate.snapshot_ids),
+                   "metrics": {k: {"final": candidate.metrics[k], "baseline": candidate.baselines.get(k)}
+                               for k in SUMMARY_METRICS if k in candidate.metrics},
+                   "baseline": "each metric's value at the first step (the parent policy on the first batch)",
+                   "cost": {"usd": candidate.cost_usd, **candidate.usage}})
     else:
         typer.echo(f"candidate run {candidate.run_id}: {candidate.method}, {candidate.steps} steps -> "
-                   f"{candidate.model_uri}\nnext: postgame promote --run-id {candidate.run_id}")
+                   f"{candidate.model_uri}; ${candidate.cost_usd:.4f}\n"
+                   f"next: postgame promote --run-id {candidate.run_id}")
 
 
 def promote(run_id: str = typer.Option(..., "--run-id", help="The training run of the candidate."),

@@ -1,0 +1,71 @@
+"""Settings of the curate and train stages (sections `curate:` and `train:` of postgame.yaml)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CurateSettings(_Section):
+    """What curate keeps from validated snapshots: SFT rows, DPO pairs and GRPO prompts, train split only."""
+
+    min_records: int = Field(1, ge=0, description="Fewer curated train prompts stop the cycle with "
+                                                  "DataValidationError.")
+    max_examples: int = Field(512, gt=0, description="At most this many rows of each kind (sft, dpo, grpo).")
+    max_pairs_per_task: int = Field(4, gt=0, description="DPO: at most this many (chosen, rejected) pairs per "
+                                                         "instance.")
+
+
+class LoraSettings(_Section):
+    """LoRA through PEFT: train low-rank adapters instead of every weight; the saved model has them merged."""
+
+    r: int = Field(8, gt=0, description="Rank of the adapters.")
+    alpha: int = Field(16, gt=0, description="Scaling numerator (lora_alpha); the update is scaled by alpha / r.")
+    dropout: float = Field(0.0, ge=0, lt=1, description="Dropout on the adapter input.")
+    target_modules: list[str] | Literal["all-linear"] = Field(
+        "all-linear", description="Module names to adapt (e.g. [q_proj, v_proj]) or 'all-linear'.")
+
+
+class TrainSettings(_Section):
+    """One training run per cycle, through TRL. `method: auto` picks by what the curated data holds
+    (`models.train.choose_method` states the rule)."""
+
+    method: Literal["auto", "sft", "dpo", "grpo"] = Field("auto", description="Trainer by name "
+                                                                              "(models.train.TRAINERS).")
+    reward: Literal["harness"] = Field("harness", description="GRPO reward by name (models.train.REWARDS); the "
+                                                              "harness grades each completion.")
+    max_steps: int = Field(2, gt=0, description="Optimizer steps per run.")
+    learning_rate: float = Field(5e-4, gt=0)
+    batch_size: int = Field(4, gt=0, description="Per-device batch (for GRPO: completions, a multiple of "
+                                                 "num_generations).")
+    num_generations: int = Field(4, ge=2, description="GRPO completions per prompt (the group).")
+    kl_beta: float = Field(0.0, ge=0, description="GRPO KL coefficient (0 = no reference model, as in TRL's default).")
+    dpo_beta: float = Field(0.1, gt=0, description="DPO temperature beta (how far from the reference policy).")
+    max_prompts: int = Field(8, gt=0, description="GRPO prompts per run (each costs num_generations gradings); "
+                                                  "prompts whose traffic outcomes vary come first.")
+    save_steps: int = Field(1, gt=0, description="Write an atomic checkpoint every N optimizer steps; a killed run "
+                                                 "resumes from the last one.")
+    keep_checkpoints: int = Field(2, gt=0, description="Checkpoints kept per training run (the newest).")
+    lora: LoraSettings | None = Field(None, description="Train LoRA adapters (PEFT) instead of the full model; "
+                                                        "unset = full fine-tuning.")
+    use_gpu: bool = Field(False, description="Train on the GPU (CUDA); false = CPU.")
+    use_vllm: bool = Field(False, description="GRPO generation through vLLM (TRL use_vllm, colocated on the "
+                                              "training GPU); needs use_gpu and pip install 'postgame[gpu]'.")
+    vllm_gpu_memory_utilization: float = Field(0.3, gt=0, le=1, description="Share of GPU memory vLLM may take "
+                                                                            "when colocated.")
+    seed: int = Field(0, description="Seeds data order, sampling and initialisation: same seed + config on CPU = "
+                                     "same weights.")
+
+    @model_validator(mode="after")
+    def _check(self) -> TrainSettings:
+        if self.batch_size % self.num_generations:
+            raise ValueError(f"train.batch_size={self.batch_size} must be a multiple of "
+                             f"train.num_generations={self.num_generations}")
+        if self.use_vllm and not self.use_gpu:
+            raise ValueError("train.use_vllm=true needs train.use_gpu=true (vLLM runs on GPUs only)")
+        return self

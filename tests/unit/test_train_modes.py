@@ -1,0 +1,97 @@
+"""Each training mode takes real TRL steps on the tiny base policy: finite loss, a non-zero gradient, changed weights.
+
+GRPO uses a plain Python reward that varies across a group (the harness reward has its own test,
+test_train_harness_reward.py), so the batch has reward variance and the update is not a no-op.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from models.train import TRAINERS, TrainJob, choose_method, fit, get_trainer
+from postgame.config import PolicySettings
+from postgame.errors import ConfigError
+from postgame.settings.train import LoraSettings, TrainSettings
+from tests.support import make_config
+
+POLICY = PolicySettings(max_new_tokens=8)
+
+
+def rows(kind: str, n: int = 4) -> list[dict]:
+    return [{"kind": kind, "example_id": f"{kind}:{i}", "instance_id": f"t{i}",
+             "prompt": f"def f{i}(x):\n    return x", "completion": f" + {i}\n", "chosen": f" + {i}\n",
+             "rejected": f" - {i} * 2\n", "variance": 0.25} for i in range(n)]
+
+
+def varying_reward(prompts=None, completions=None, **_columns) -> list[float]:
+    """Deterministic and different across a group of sampled completions."""
+    return [float(sum(map(ord, c)) % 2) for c in completions]
+
+
+def weights(path):
+    from safetensors.torch import load_file
+
+    return load_file(str(path / "model.safetensors"))
+
+
+def run(method: str, base, tmp_path, **settings) -> tuple:
+    steps: list[tuple[int, dict]] = []
+    values = dict(method=method, max_steps=2, batch_size=4, num_generations=2, save_steps=10, seed=3)
+    values.update(settings)
+    result = fit(TrainJob(method=method, policy_dir=base, rows=rows(method), work_dir=tmp_path / method,
+                          settings=TrainSettings(**values), policy=POLICY, reward_fn=varying_reward,
+                          on_metrics=lambda step, m: steps.append((step, m))))
+    return result, steps
+
+
+@pytest.mark.parametrize("method", ["sft", "dpo", "grpo"])
+def test_mode_takes_steps_with_finite_loss_and_a_gradient(method, base_policy, tmp_path):
+    result, steps = run(method, base_policy, tmp_path)
+    assert result.steps == 2 and [s for s, _ in steps] == [1, 2]
+    for _step, m in steps:
+        assert math.isfinite(m["loss"]) and m["grad_norm"] > 0 and m["learning_rate"] > 0
+    if method == "grpo":
+        assert steps[0][1]["reward_std"] > 0  # the batch has reward variance
+        assert 0 <= steps[0][1]["zero_variance_share"] < 1 and steps[0][1]["completion_length"] > 0
+        assert result.usage.tokens_generated > 0
+    assert result.usage.tokens_trained > 0 and result.usage.wall_s > 0
+    before, after = weights(base_policy), weights(Path(result.output_dir))
+    assert any(not (before[k] == after[k]).all() for k in before), "training changed no weight"
+
+
+def test_lora_trains_adapters_and_saves_a_merged_model(base_policy, tmp_path):
+    result, steps = run("sft", base_policy, tmp_path, lora=LoraSettings(r=4, alpha=8, target_modules=["q_proj",
+                                                                                                       "v_proj"]))
+    assert all(math.isfinite(m["loss"]) and m["grad_norm"] > 0 for _, m in steps)
+    before, after = weights(base_policy), weights(Path(result.output_dir))
+    assert after.keys() == before.keys()  # merged: a plain checkpoint, no adapter tensors
+    changed = {k for k in before if not (before[k] == after[k]).all()}
+    assert changed and all("q_proj" in k or "v_proj" in k for k in changed)
+
+
+def test_unknown_trainer_names_the_valid_ones():
+    with pytest.raises(KeyError, match="valid names: dpo, grpo, sft, auto"):
+        get_trainer("ppo")
+    assert set(TRAINERS) == {"sft", "dpo", "grpo"}
+
+
+def test_auto_picks_by_what_the_data_holds():
+    s = TrainSettings(batch_size=2, num_generations=2)
+    flat = [dict(r, variance=0.0) for r in rows("grpo")]
+    assert choose_method(s, rows("dpo", 2) + rows("sft", 2) + flat) == "dpo"
+    assert choose_method(s, rows("dpo", 1) + rows("sft", 2) + rows("grpo")) == "grpo"  # outcomes vary
+    assert choose_method(s, rows("dpo", 1) + rows("sft", 2) + flat) == "sft"
+    assert choose_method(s, rows("sft", 1) + flat) == "grpo"
+    assert choose_method(TrainSettings(method="sft"), flat) == "sft"
+
+
+def test_bad_train_settings_fail_at_load(tmp_path):
+    with pytest.raises(ConfigError, match=r"train.lora.r = 0"):
+        make_config(tmp_path, train={"lora": {"r": 0}})
+    with pytest.raises(ConfigError, match="train.method = 'ppo'"):
+        make_config(tmp_path, train={"method": "ppo"})
+    with pytest.raises(ConfigError, match="use_vllm=true needs train.use_gpu"):
+        make_config(tmp_path, train={"use_vllm": True})
