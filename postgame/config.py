@@ -21,6 +21,7 @@ from postgame.errors import ConfigError
 from postgame.settings.factory import FactorySettings
 from postgame.settings.harness import HarnessSettings
 from postgame.settings.ingest import IngestSettings
+from postgame.settings.runner import RunnerSettings
 from postgame.settings.validate import ValidateSettings
 
 ENV_PREFIX = "POSTGAME_"
@@ -139,6 +140,7 @@ class Config(_Section):
                                                  "still read, the section's old name).")
     promote: PromoteSettings = PromoteSettings()
     cost: CostSettings = CostSettings()
+    runner: RunnerSettings = RunnerSettings()
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
