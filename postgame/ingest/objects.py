@@ -76,13 +76,16 @@ def _contract_schema() -> pa.Schema:
     return pa.schema([schema.field(f.name) for f in AGENT_SESSION.fields])
 
 
-_NUMBER_FIELDS = [(parent.name, sub.name) for parent in AGENT_SESSION.fields if parent.kind == "object"
-                  for sub in parent.fields if sub.kind == "number"]
+_NUMBER_FIELDS = tuple((parent.name, sub.name) for parent in AGENT_SESSION.fields if parent.kind == "object"
+                       for sub in parent.fields if sub.kind == "number")
 
 
 def _plain_numbers(record: dict) -> bool:
     """True when every contract number is a float: an int there is written by Python's rules (Arrow's may differ)."""
-    return all(type(record[a][b]) is float for a, b in _NUMBER_FIELDS)
+    for a, b in _NUMBER_FIELDS:
+        if type(record[a][b]) is not float:
+            return False
+    return True
 
 
 class _Segment:

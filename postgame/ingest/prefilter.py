@@ -15,12 +15,14 @@ bytes.find / numpy over the block (C speed); only flagged lines cost Python work
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
 import numpy as np
 
-_AWS_PREFIXES = (b"AKIA", b"ASIA", b"ABIA", b"ACCA", b"AGPA", b"AIDA", b"AIPA", b"ANPA", b"ANVA", b"AROA", b"APKA")
-_NEEDLES = (b"\\u", b"PRIVATE KEY", b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_", b"github_pat_", *_AWS_PREFIXES)
+_NEEDLES = (b"\\u", b"PRIVATE KEY")
+# One scan each, keyed on a literal first byte the regex engine skips to: the AWS key prefixes, the GitHub prefixes.
+_PATTERNS = (re.compile(rb"A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)"), re.compile(rb"gh(?:[pousr]_|ithub_pat_)"))
 _LOWER_NEEDLES = (b"secret", b"bearer")
 _NOT_DIGITS = bytes(b if 48 <= b <= 57 else 46 for b in range(256))  # every non-digit byte -> '.'
 _LONG_NUMBER = b"0" * 19
@@ -34,6 +36,14 @@ def _mark(block: bytes, starts: list[int], needle: bytes, slow: np.ndarray) -> N
         slow[line] = True
         nxt = starts[line + 1] if line + 1 < len(starts) else len(block)
         at = block.find(needle, nxt)
+
+
+def _mark_pattern(block: bytes, starts: list[int], pattern: re.Pattern, slow: np.ndarray) -> None:
+    found = pattern.search(block)
+    while found is not None:
+        line = bisect_right(starts, found.start()) - 1
+        slow[line] = True
+        found = pattern.search(block, starts[line + 1] if line + 1 < len(starts) else len(block))
 
 
 def _at_signs(block: bytes) -> np.ndarray:
@@ -60,6 +70,8 @@ def needs_slow_path(block: bytes, starts: list[int]) -> np.ndarray:
     slow = np.zeros(len(starts), bool)
     for needle in _NEEDLES:
         _mark(block, starts, needle, slow)
+    for pattern in _PATTERNS:
+        _mark_pattern(block, starts, pattern, slow)
     low = block.lower()  # ASCII only, which is all `secret` / `bearer` need
     for needle in _LOWER_NEEDLES:
         _mark(low, starts, needle, slow)
