@@ -4,7 +4,7 @@
         results = list(mapper(fn, items))               # fn(item) per item, as Prefect task runs, results in order
     with local_mapper(cfg.runner) as mapper:            # anywhere (CLI, benchmarks): the same engine, no Prefect API
         ...
-    task_runner(cfg.runner)                              # the Prefect TaskRunner itself, e.g. for @flow(task_runner=...)
+    task_runner(cfg.runner)                  # the Prefect TaskRunner itself, e.g. for @flow(task_runner=...)
 
 Kinds: `process` (default; Prefect's ProcessPoolTaskRunner / a spawn process pool), `thread`, `dask` (prefect-dask's
 DaskTaskRunner on the cluster at `runner.address`, or on a LocalCluster started for the run), `serial` (in this

@@ -22,7 +22,8 @@ import numpy as np
 
 _NEEDLES = (b"\\u", b"PRIVATE KEY")
 # One scan each, keyed on a literal first byte the regex engine skips to: the AWS key prefixes, the GitHub prefixes.
-_PATTERNS = (re.compile(rb"A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)"), re.compile(rb"gh(?:[pousr]_|ithub_pat_)"))
+_PATTERNS = (re.compile(rb"A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)"),
+             re.compile(rb"gh(?:[pousr]_|ithub_pat_)"))
 _LOWER_NEEDLES = (b"secret", b"bearer")
 _NOT_DIGITS = bytes(b if 48 <= b <= 57 else 46 for b in range(256))  # every non-digit byte -> '.'
 _LONG_NUMBER = b"0" * 19
@@ -46,6 +47,11 @@ def _mark_pattern(block: bytes, starts: list[int], pattern: re.Pattern, slow: np
         found = pattern.search(block, starts[line + 1] if line + 1 < len(starts) else len(block))
 
 
+def _alnum(chars: np.ndarray) -> np.ndarray:
+    """ASCII letters and digits, and every non-ASCII byte (a superset of str.isalnum on the decoded text)."""
+    return ((chars >= 48) & (chars <= 57)) | (((chars | 32) >= 97) & ((chars | 32) <= 122)) | (chars >= 128)
+
+
 def _at_signs(block: bytes) -> np.ndarray:
     """Offsets of `@` signs that `_userinfo_like` or `_address_like` could accept (a superset of both)."""
     arr = np.frombuffer(block, np.uint8)
@@ -59,9 +65,7 @@ def _at_signs(block: bytes) -> np.ndarray:
     userinfo = ~np.isin(before, np.frombuffer(b" \t\n/@", np.uint8)) & ~escaped & (at > 0)
     # _address_like: an address character on both sides (any non-ASCII byte counts: str.isalnum is Unicode-aware)
     word = np.frombuffer(b"._%+-", np.uint8)
-    alnum_before = ((before >= 48) & (before <= 57)) | (((before | 32) >= 97) & ((before | 32) <= 122)) | (before >= 128)
-    alnum_after = ((after >= 48) & (after <= 57)) | (((after | 32) >= 97) & ((after | 32) <= 122)) | (after >= 128)
-    address = (alnum_before | np.isin(before, word)) & (alnum_after | (after == 45))
+    address = ((_alnum(before) | np.isin(before, word)) & (_alnum(after) | (after == 45)))
     return at[userinfo | address]
 
 
