@@ -8,7 +8,7 @@ index, row groups, the manifest) stays with the one process that commits (`postg
 snapshot is byte for byte the one the one-process path writes.
 
 Per line, two paths with one result:
-- fast: orjson, the compiled contract check, no redaction (the block pre-filter proved no guard can fire), and the
+- fast: orjson, the contract check (a generated yes/no function, `contract.fastcheck`), no redaction (the block pre-filter proved no guard can fire), and the
   row built by Arrow's JSON reader from the line's own bytes when the record is plain (no unknown fields, no
   integral float converted, no integer in a number field);
 - exact: `parse_line` (stdlib json, exact error reasons, redaction), taken for every line the pre-filter flags, every
@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from postgame.contract.arrow import EXTRA, SOURCE_KEY, SOURCE_LINE, arrow_schema, records_to_table, unknown_fields
 from postgame.contract.check import ContractViolation, check_record_flags
+from postgame.contract.fastcheck import is_plain_valid
 from postgame.contract.spec import AGENT_SESSION
 from postgame.ingest.lines import BOM, Accepted, Rejected, parse_line
 from postgame.ingest.prefilter import needs_slow_path
@@ -171,6 +172,8 @@ def _fast(line: bytes):
         return None
     if type(value) is not dict or not value:
         return None
+    if is_plain_valid(value):  # the common case: one generated function, then Arrow builds the row
+        return value, None, stripped
     try:
         has_unknown, converted = check_record_flags(value)
     except ContractViolation:
