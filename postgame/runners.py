@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -87,6 +88,14 @@ def apply(fn: Callable, item: Any) -> Any:
     return fn(item)
 
 
+def _by_name(fn: Callable) -> Callable:
+    """The function as its module now holds it: what pickle (Dask) resolves by name. A module imported again since
+    `fn` was taken keeps the old object alive, which pickle then refuses ("not the same object")."""
+    module = sys.modules.get(getattr(fn, "__module__", ""))
+    found = getattr(module, getattr(fn, "__qualname__", ""), None) if module else None
+    return found if callable(found) else fn
+
+
 def _task_name(fn: Callable) -> str:
     inner = fn.func if isinstance(fn, functools.partial) else fn
     return getattr(inner, "__name__", "fan-out")
@@ -104,7 +113,8 @@ def prefect_mapper(settings: RunnerSettings, runner=None) -> Iterator[Mapper]:
         return
     with (runner or task_runner(settings)) as started:
         def submit(fn: Callable, item: Any):
-            unit = task(apply, name=_task_name(fn), persist_result=False, cache_policy=NO_CACHE, log_prints=False)
+            unit = task(_by_name(apply), name=_task_name(fn), persist_result=False, cache_policy=NO_CACHE,
+                        log_prints=False)
             return started.submit(unit, parameters={"fn": fn, "item": item})
 
         yield _ordered(submit, lambda future: future.result(), _window(settings))
