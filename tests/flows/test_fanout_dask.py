@@ -24,7 +24,7 @@ from tests.harness_fixtures import quick_settings
 def prefect_api():
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=240):
+    with prefect_test_harness(server_startup_timeout=600):
         yield
 
 
