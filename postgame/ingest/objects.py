@@ -8,9 +8,10 @@ index, row groups, the manifest) stays with the one process that commits (`postg
 snapshot is byte for byte the one the one-process path writes.
 
 Per line, two paths with one result:
-- fast: orjson, the contract check (a generated yes/no function, `contract.fastcheck`), no redaction (the block pre-filter proved no guard can fire), and the
-  row built by Arrow's JSON reader from the line's own bytes when the record is plain (no unknown fields, no
-  integral float converted, no integer in a number field);
+- fast: orjson, the contract check (a generated yes/no function, `contract.fastcheck`, then the exact one where it
+  says no), no redaction (the block pre-filter proved no guard can fire), and the row built by Arrow's JSON reader
+  from the line's own bytes when the record is plain (no unknown fields, no integral float converted, no integer in
+  a number field);
 - exact: `parse_line` (stdlib json, exact error reasons, redaction), taken for every line the pre-filter flags, every
   line orjson rejects or the contract rejects (its message and redacted text come from `parse_line`), and lines
   deep enough to hit json's recursion limit. Rows of such records are built in Python (`records_to_table`).
