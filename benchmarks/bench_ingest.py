@@ -6,12 +6,16 @@
    reused by a later run with the same size). Sessions come from `postgame.contract.synthetic`: a pool of 20,000
    drawn sessions, each line given a fresh session_id, so every line is distinct and goes the whole way.
 2. limit: `pyarrow.json.read_json` of every object (gunzip + parse into an Arrow table, all cores), one at a time.
-3. ingest: `run_ingest(folder)` into a fresh home (folder store): parse, contract check, redaction, dedupe, Parquet.
-4. validate: `run_validation(snapshot)`: Great Expectations suites on the snapshot + Data Docs (GX import included).
+3. ingest: `run_ingest(folder)` into a fresh home (folder store): parse, contract check, redaction, dedupe, Parquet;
+   objects parsed in parallel by the default runner (`runner: {kind: process}`, one worker per core).
+4. validate: `run_validation(snapshot)`: Great Expectations suites on the snapshot, batch by batch, + Data Docs (GX
+   import included).
+5. with `--profile`: cProfile of `parse_object` (one worker's unit of work) on the first object, top functions.
 
-Each step runs in its own process; its peak RSS (ru_maxrss) is its own. Printed: records/s of each step, the ratio of
-ingest to the limit, peak RSS, and the machine's cores and load average (other work on a shared machine slows every
-step alike). The JSON of the results is written to <workdir>/results.json.
+Each step runs in its own process; its peak RSS (ru_maxrss) is its own, and for ingest also that of its largest worker
+process. Printed: records/s of each step, the ratio of each to the limit, peak RSS, and the machine's cores and load
+average (other work on a shared machine slows every step alike). The JSON of the results is written to
+<workdir>/results.json.
 """
 
 from __future__ import annotations
@@ -103,9 +107,32 @@ def step_validate(home: Path, snapshot_id: str) -> dict:
             "expectations": len(report.results)}
 
 
+def step_profile(folder: Path) -> dict:
+    import cProfile
+    import io
+    import pstats
+
+    from postgame.ingest.objects import ObjectJob, parse_object
+    from postgame.settings.ingest import IngestSettings
+
+    path = sorted(folder.glob("*.jsonl.gz"))[0]
+    job = ObjectJob(key=path.name, etag="", size=path.stat().st_size, data=path.read_bytes())
+    started = time.perf_counter()
+    parse_object(job, IngestSettings())
+    plain = time.perf_counter() - started
+    profile = cProfile.Profile()
+    profile.runcall(parse_object, job, IngestSettings())
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(15)
+    sys.stderr.write(out.getvalue())
+    return {"records": 0, "seconds": plain, "object": path.name}
+
+
 def run_step(args: list[str]) -> dict:
     """One step in a fresh process: its own peak RSS, no import cache shared with the others."""
     out = subprocess.run([sys.executable, __file__, *args], check=True, capture_output=True, text=True, cwd=ROOT)
+    if "--step" in args and args[args.index("--step") + 1] == "profile":
+        print(out.stderr, flush=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -114,7 +141,8 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=1_000_000)
     parser.add_argument("--objects", type=int, default=100)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench-ingest"))
-    parser.add_argument("--step", choices=["limit", "ingest", "validate"], help=argparse.SUPPRESS)
+    parser.add_argument("--profile", action="store_true", help="Also profile one worker's unit of work.")
+    parser.add_argument("--step", choices=["limit", "ingest", "validate", "profile"], help=argparse.SUPPRESS)
     parser.add_argument("--snapshot", help=argparse.SUPPRESS)
     args = parser.parse_args()
     corpus = args.workdir / f"corpus-{args.sessions}-{args.objects}"
@@ -122,8 +150,10 @@ def main() -> None:
 
     if args.step:
         result = {"limit": lambda: step_limit(corpus), "ingest": lambda: step_ingest(corpus, home),
-                  "validate": lambda: step_validate(home, args.snapshot)}[args.step]()
+                  "validate": lambda: step_validate(home, args.snapshot),
+                  "profile": lambda: step_profile(corpus)}[args.step]()
         result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        result["peak_rss_worker_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(json.dumps(result))
         return
 
@@ -140,6 +170,8 @@ def main() -> None:
     print(f"ingest   {ingest}", flush=True)
     validate = run_step([*common, "--step", "validate", "--snapshot", ingest["snapshot_id"]])
     print(f"validate {validate}", flush=True)
+    if args.profile:
+        print(f"profile  {run_step([*common, '--step', 'profile'])}", flush=True)
 
     rate = {name: r["records"] / r["seconds"] for name, r in (("limit", limit), ("ingest", ingest),
                                                                ("validate", validate))}
@@ -151,8 +183,9 @@ def main() -> None:
     print("\n| step | records | seconds | records/s | vs limit | peak RSS |\n|---|---|---|---|---|---|")
     for name, r in (("pyarrow read_json (limit)", limit), ("ingest", ingest), ("validate", validate)):
         key = name.split()[0] if name != "pyarrow read_json (limit)" else "limit"
+        workers = f" (+ workers {r['peak_rss_worker_mb']:,.0f} MB each)" if key == "ingest" else ""
         print(f"| {name} | {r['records']} | {r['seconds']:.1f} | {rate[key]:,.0f} | "
-              f"{rate[key] / rate['limit']:.3f} | {r['peak_rss_mb']:,.0f} MB |")
+              f"{rate[key] / rate['limit']:.3f} | {r['peak_rss_mb']:,.0f} MB{workers} |")
     print(f"\ncores {os.cpu_count()}, load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f}")
 
 

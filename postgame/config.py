@@ -22,6 +22,7 @@ from postgame.errors import ConfigError
 from postgame.settings.factory import FactorySettings
 from postgame.settings.harness import HarnessSettings
 from postgame.settings.ingest import IngestSettings
+from postgame.settings.runner import RunnerSettings
 from postgame.settings.train import CurateSettings, TrainSettings
 from postgame.settings.validate import ValidateSettings
 
@@ -116,6 +117,7 @@ class Config(_Section):
                                                  "still read, the section's old name).")
     promote: PromoteSettings = PromoteSettings()
     cost: CostSettings = CostSettings()
+    runner: RunnerSettings = RunnerSettings()
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

@@ -27,12 +27,15 @@ class CycleData(BaseModel):
 
 @task(name="ingest", retries=3, retry_delay_seconds=[2, 5, 10], retry_condition_fn=transient_io)
 def ingest(cfg: Config, source: str | None = None) -> CycleData:
-    """Retried on transient S3 errors only; the manifest makes a retry read each object once."""
+    """Retried on transient S3 errors only; the manifest makes a retry read each object once. Each object is parsed
+    in a task run of its own through the `runner:` task runner (local processes, or a Dask cluster)."""
     from postgame import ledger
     from postgame.ingest import run_ingest
+    from postgame.runners import prefect_mapper
     from postgame.runtime import log_source
 
-    summary = run_ingest(source or log_source(cfg), cfg=cfg)
+    with prefect_mapper(cfg.runner) as mapper:
+        summary = run_ingest(source or log_source(cfg), cfg=cfg, mapper=None if cfg.runner.kind == "serial" else mapper)
     data = CycleData(snapshot_ids=ledger.pending(cfg), new_snapshot_id=summary.snapshot_id,
                      records_ingested=summary.records_ingested, duplicates=summary.duplicates,
                      quarantined=summary.quarantined, corrupt_objects=len(summary.corrupt_objects))

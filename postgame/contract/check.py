@@ -4,6 +4,7 @@ It accepts exactly what the JSON Schema accepts (with date-time format checking 
 valid and broken records. It is ~20x faster than `jsonschema` per record, which matters at a million lines.
 
     check_record(record)  # -> True when it has unknown (extra) fields; raises ContractViolation(path, message)
+    check_record_flags(record)  # -> (has unknown fields, converted an integral float in place)
 
 Integral floats (`3.0`) are valid JSON Schema integers; they are converted to int in place so that the Parquet
 column stays int64. Messages never quote long values: a quoted value could be a secret cut short of its redaction.
@@ -27,7 +28,9 @@ class ContractViolation(ValueError):
 
 
 Checker = Callable[[Any, list], Any]  # (value, unknown) -> the value, possibly converted; raises ContractViolation.
-# `unknown` collects the paths of objects holding keys the contract does not know (kept, never rejected).
+# `unknown` collects the paths of objects holding keys the contract does not know (kept, never rejected), and
+# CONVERTED once per integral float turned into an int (ingest's fast path must then build the row in Python).
+CONVERTED = object()
 
 
 def _json_type(value: Any) -> str:
@@ -76,6 +79,7 @@ def _integer(field: Field, path: str) -> Checker:
         kind = type(value)
         if kind is float and value.is_integer():
             value = int(value)
+            unknown.append(CONVERTED)
         elif kind is not int:
             raise ContractViolation(path, f"expected integer, got {_json_type(value)}")
         if enum is not None and value not in enum:
@@ -169,6 +173,14 @@ _check_session = compile_field(AGENT_SESSION)
 def check_record(record: Any) -> bool:
     """Raise ContractViolation naming the first field that breaks the contract; convert integral floats in place.
     Returns True when the record carries unknown fields (see `arrow.unknown_fields`)."""
-    unknown: list[str] = []
+    return check_record_flags(record)[0]
+
+
+def check_record_flags(record: Any) -> tuple[bool, bool]:
+    """`check_record`, also telling whether an integral float was converted to int in place."""
+    unknown: list = []
     _check_session(record, unknown)
-    return bool(unknown)
+    if not unknown:
+        return False, False
+    converted = any(u is CONVERTED for u in unknown)
+    return any(u is not CONVERTED for u in unknown), converted

@@ -36,6 +36,15 @@ def list_snapshots(*, cfg) -> list[snap.SnapshotManifest]:
         return snap.manifests(store, cfg.ingest.state_prefix)
 
 
+def snapshot_file(snapshot_id: str, *, cfg):
+    """A local path of the snapshot's Parquet file (the store's own file, or a checked copy in <home>/cache), to be
+    read row group by row group (`pyarrow.parquet.ParquetFile`)."""
+    store = _store(cfg)
+    manifest = snapshot_manifest(snapshot_id, cfg=cfg)
+    with store_errors(f"reading snapshot {manifest.snapshot_id} from {store.uri}"):
+        return snap.local_path(store, manifest.data.key, cfg.home / "cache" / "snapshots", manifest.data.sha256)
+
+
 def load_snapshot(snapshot_id: str, *, cfg, columns: list[str] | None = None):
     """The records of a snapshot as a pyarrow.Table (contract columns, `extra`, lineage). `to_record(row)` turns a
     row back into the ingested record. From S3 the file is downloaded once into <home>/cache and checked."""

@@ -6,20 +6,27 @@
 1. Load the committed state (snapshot manifests): objects already read, session ids already seen.
 2. List the source; skip what is not a log object (`_SUCCESS`, empty objects) and what was read before (same key,
    ETag and size). An object re-uploaded with new bytes has a new ETag and is read again.
-3. Stream each new object line by line: parse, check the contract, redact, dedupe by session_id. Bad lines go to the
-   quarantine with their reason; exact re-sends are counted; a line that reuses a known session_id with different
-   content is quarantined (`schema`, the id must be unique). A damaged gzip is reported and not marked as read.
+3. Parse each new object: lines parsed, checked against the contract and redacted, one task per object fanned out
+   through the configured runner (`runner:`, `postgame.runners`; see `postgame.ingest.objects`). Then, in this
+   process and in key order, dedupe by session_id: bad lines go to the quarantine with their reason; exact re-sends
+   are counted; a line that reuses a known session_id with different content is quarantined (`schema`, the id must
+   be unique). A damaged gzip is reported and not marked as read.
 4. Commit: upload data, quarantine and dedupe index, then the manifest (see `postgame.ingest.snapshot`).
+
+`ingest(..., mapper=None)` is the one-process reference path (every line through `parse_line`, in order); with a
+mapper, objects are parsed in parallel and the result is the same snapshot, byte for byte (same content id): the
+equivalence test (tests/data/test_ingest_parallel_equivalence.py) holds the two paths together.
 
 Any store failure aborts the run before the commit, leaving the state as it was: a re-run reads the same objects.
 """
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 import logging
 import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -28,6 +35,7 @@ from postgame.contract.arrow import SOURCE_KEY, SOURCE_LINE, to_record
 from postgame.ingest import snapshot as snap
 from postgame.ingest.errors import StoreError, store_errors
 from postgame.ingest.lines import REASONS, Accepted, Rejected, parse_line
+from postgame.ingest.objects import ObjectJob, ParsedObject, digest, parse_object
 from postgame.ingest.reader import CorruptObject, TooLarge, read_lines
 from postgame.settings.ingest import IngestSettings
 from postgame.store import LocalStore, ObjectInfo, ObjectStore, split_uri
@@ -58,8 +66,7 @@ def is_log_object(key: str) -> bool:
     return key.endswith(LOG_SUFFIXES)
 
 
-def _digest(line: bytes) -> int:
-    return int.from_bytes(hashlib.blake2b(line, digest_size=8).digest(), "little", signed=True)
+Mapper = Callable[[Callable, Iterable], Iterator]  # (fn, items) -> fn(item) for each item, in order
 
 
 class _Run:
@@ -117,9 +124,9 @@ class _Run:
     def _keep(self, stats: snap.SourceObject, number: int, line: bytes, accepted: Accepted) -> None:
         record = accepted.record
         session_id = record["session_id"]
-        digest = _digest(line.strip())
+        line_digest = digest(line.strip())
         known = self.seen.get(session_id)
-        if known == digest:  # an exact re-send
+        if known == line_digest:  # an exact re-send
             stats.duplicates += 1
             return
         if known is not None:
@@ -128,12 +135,12 @@ class _Run:
                              f"session_id {session_id!r} was already ingested with different content "
                              f"(session_id must be unique)", text[: self.text_chars], len(text) > self.text_chars)
             return
-        self.seen[session_id] = digest
+        self.seen[session_id] = line_digest
         record["extra"] = accepted.extra  # the record's own unknown `extra`, if any, is inside it already
         record[SOURCE_KEY] = stats.key
         record[SOURCE_LINE] = number
         stats.records += 1
-        self.writer.add_record(record, session_id, digest, len(line))
+        self.writer.add_record(record, session_id, line_digest, len(line))
 
     def counts(self, objects_skipped: int) -> snap.Counts:
         counts = snap.Counts(objects_read=len(self.complete), objects_skipped=objects_skipped)
@@ -145,6 +152,82 @@ class _Run:
             for reason in REASONS:
                 counts.quarantined[reason] += stats.quarantined[reason]
         return counts
+
+
+class _ParallelRun(_Run):
+    """The same run with objects parsed elsewhere (`objects.parse_object`): results are taken in key order and
+    deduped here exactly as `_Run` does line by line, so both give the same snapshot."""
+
+    def take(self, source: ObjectStore, part: ParsedObject) -> None:
+        stats = snap.SourceObject(key=part.key, etag=part.etag, size=part.size, lines=part.lines,
+                                  skipped_lines=part.skipped_lines)
+        self.read.append(stats)
+        keep, conflicts = [], []
+        for i, (session_id, line_digest) in enumerate(zip(part.session_ids, part.digests)):
+            known = self.seen.get(session_id)
+            if known == line_digest:
+                stats.duplicates += 1
+            elif known is not None:
+                conflicts.append(i)
+            else:
+                self.seen[session_id] = line_digest
+                keep.append(i)
+        texts = self._conflict_texts(source, part, conflicts) if conflicts else {}
+        events = [(number, size, verdict) for number, size, verdict in part.rejected]
+        events += [(part.numbers[i], part.sizes[i], i) for i in conflicts]
+        for number, size, verdict in sorted(events, key=lambda e: e[0]):  # the quarantine in line order
+            if isinstance(verdict, Rejected):
+                self._quarantine(stats, number, size, verdict.reason, verdict.detail, verdict.text, verdict.truncated)
+            else:
+                session_id = part.session_ids[verdict]
+                text = texts[number]
+                self._quarantine(stats, number, size, "schema",
+                                 f"session_id {session_id!r} was already ingested with different content "
+                                 f"(session_id must be unique)", text[: self.text_chars], len(text) > self.text_chars)
+        if keep:
+            table = part.table
+            if len(keep) < table.num_rows:
+                import pyarrow as pa
+
+                table = table.take(pa.array(keep, pa.int64()))
+            self.writer.add_rows(table, [part.session_ids[i] for i in keep], [part.digests[i] for i in keep],
+                                 [part.sizes[i] for i in keep])
+            stats.records += len(keep)
+        if part.corrupt is not None:
+            self.corrupt.append(snap.CorruptObjectReport(key=part.key, etag=part.etag, size=part.size,
+                                                         detail=part.corrupt, lines_read=stats.lines,
+                                                         records_kept=stats.records))
+            log.warning("ingest %s: corrupt object, %s (kept the %d records decoded before the damage)", part.key,
+                        part.corrupt, stats.records)
+            return
+        self.complete.append(stats)
+        log.info("ingest %s: %d lines, %d records, %d duplicates, %d quarantined", part.key, stats.lines,
+                 stats.records, stats.duplicates, sum(stats.quarantined.values()))
+
+    def _conflict_texts(self, source: ObjectStore, part: ParsedObject, conflicts: list[int]) -> dict[int, str]:
+        """The stored text of records whose session_id is taken (rare): their lines parsed again, as `_keep` does."""
+        wanted = {part.numbers[i] for i in conflicts}
+        texts = {}
+        with source.open(part.key) as stream:
+            for number, line in read_lines(stream, max_line_bytes=self.settings.max_line_bytes,
+                                           head_bytes=self.text_chars + 4096,
+                                           chunk_bytes=self.settings.read_chunk_bytes):
+                if number in wanted:
+                    accepted = parse_line(line, text_chars=self.text_chars, max_line_bytes=self.settings.max_line_bytes)
+                    assert isinstance(accepted, Accepted), f"{part.key}:{number} changed while ingest read it"
+                    texts[number] = json.dumps(to_record(dict(accepted.record, extra=accepted.extra)),
+                                               ensure_ascii=False)
+                    if len(texts) == len(wanted):
+                        break
+        return texts
+
+
+def _jobs(source: ObjectStore, todo: list[ObjectInfo]) -> Iterator[ObjectJob]:
+    """Each object's bytes, read when the mapper asks for the next one (at most its window ahead)."""
+    for info in todo:
+        with source.open(info.key) as stream:
+            data = stream.read()
+        yield ObjectJob(key=info.key, etag=info.etag, size=info.size, data=data)
 
 
 def _new_objects(source: ObjectStore, prefix: str, state: ObjectStore, settings: IngestSettings,
@@ -164,8 +247,9 @@ def _new_objects(source: ObjectStore, prefix: str, state: ObjectStore, settings:
 
 
 def ingest(source: ObjectStore, prefix: str, *, state: ObjectStore, settings: IngestSettings, workdir: Path,
-           source_uri: str) -> IngestSummary:
-    """Read the new log objects of `source` under `prefix` into one snapshot committed to `state`."""
+           source_uri: str, mapper: Mapper | None = None) -> IngestSummary:
+    """Read the new log objects of `source` under `prefix` into one snapshot committed to `state`. With `mapper`,
+    objects are parsed through it (in parallel); without, line by line in this process (the reference path)."""
     started = time.monotonic()
     committed = snap.load_state(state, settings.state_prefix)
     todo, skipped = _new_objects(source, prefix, state, settings, committed)
@@ -176,9 +260,15 @@ def ingest(source: ObjectStore, prefix: str, *, state: ObjectStore, settings: In
                              quarantined=dict.fromkeys(REASONS, 0), manifest_uri=None)
     writer = snap.SnapshotWriter(workdir, settings.batch_rows, settings.batch_bytes)
     try:
-        run = _Run(settings, writer, committed.seen)
-        for info in todo:
-            run.read_object(source, info)
+        if mapper is None:
+            run = _Run(settings, writer, committed.seen)
+            for info in todo:
+                run.read_object(source, info)
+        else:
+            run = _ParallelRun(settings, writer, committed.seen)
+            parse = functools.partial(parse_object, settings=settings)
+            for part in mapper(parse, _jobs(source, todo)):
+                run.take(source, part)
         counts = run.counts(skipped)
         # Two ingests into one store must not both commit on the same parent: check the head just before.
         heads = snap.manifests(state, settings.state_prefix)
@@ -199,9 +289,15 @@ def ingest(source: ObjectStore, prefix: str, *, state: ObjectStore, settings: In
                          manifest_uri=state.url(base + "manifest.json"))
 
 
-def run_ingest(source_uri: str, *, cfg) -> IngestSummary:
-    """Ingest the logs at `source_uri` (a folder or s3://bucket/prefix) into the store configured in `cfg`.
-    Store failures raise StoreError; `is_transient_s3_error` tells which are worth a retry."""
+def run_ingest(source_uri: str, *, cfg, mapper: Mapper | None = None) -> IngestSummary:
+    """Ingest the logs at `source_uri` (a folder or s3://bucket/prefix) into the store configured in `cfg`, objects
+    parsed through `mapper` (default: the `runner:` engine of `cfg`, without Prefect; `runner.kind: serial` = the
+    one-process path). Store failures raise StoreError; `is_transient_s3_error` tells which are worth a retry."""
+    if mapper is None and cfg.runner.kind != "serial":
+        from postgame.runners import local_mapper
+
+        with local_mapper(cfg.runner) as local:
+            return run_ingest(source_uri, cfg=cfg, mapper=local)
     from postgame import runtime
 
     root, prefix = split_uri(source_uri)
@@ -211,4 +307,4 @@ def run_ingest(source_uri: str, *, cfg) -> IngestSummary:
         if isinstance(source, LocalStore) and not source.root.is_dir():
             raise StoreError(f"source folder {source.root} does not exist", transient=False)
         return ingest(source, prefix, state=state, settings=cfg.ingest, workdir=cfg.home / "tmp",
-                      source_uri=source_uri)
+                      source_uri=source_uri, mapper=mapper)

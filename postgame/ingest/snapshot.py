@@ -148,6 +148,8 @@ class SnapshotWriter:
     batch_rows: int
     batch_bytes: int
     rows: list[dict] = field(default_factory=list)
+    tables: list = field(default_factory=list)  # pyarrow.Table slices of the next row group (parallel path)
+    pending: int = 0  # rows in `tables`
     row_bytes: int = 0
     records: int = 0
     quarantined: int = 0
@@ -177,16 +179,36 @@ class SnapshotWriter:
         if len(self.rows) >= self.batch_rows or self.row_bytes >= self.batch_bytes:
             self.flush()
 
+    def add_rows(self, table, ids: list[str], digests: list[int], sizes: list[int]) -> None:
+        """Rows already in Arrow (the parallel path): cut into row groups exactly where `add_record` one row at a
+        time would cut them, so both paths write the same bytes."""
+        start = 0
+        for i, size in enumerate(sizes):
+            self.pending += 1
+            self.row_bytes += size
+            if self.pending >= self.batch_rows or self.row_bytes >= self.batch_bytes:
+                self.tables.append(table.slice(start, i + 1 - start))
+                start = i + 1
+                self.flush()
+        if start < len(sizes):
+            self.tables.append(table.slice(start))
+        self.new_ids.extend(zip(ids, digests))
+        self.records += len(sizes)
+
     def add_quarantine(self, entry: QuarantineEntry) -> None:
         self._quarantine.write((entry.model_dump_json() + "\n").encode("utf-8"))
         self.quarantined += 1
 
     def flush(self) -> None:
+        import pyarrow as pa
+
         from postgame.contract.arrow import records_to_table
 
         if self.rows:
             self._parquet.write_table(records_to_table(self.rows))
-            self.rows, self.row_bytes = [], 0
+        if self.tables:
+            self._parquet.write_table(pa.concat_tables(self.tables).combine_chunks())
+        self.rows, self.tables, self.row_bytes, self.pending = [], [], 0, 0
 
     def close(self) -> dict[str, FileRef]:
         """Finish the local files; their keys are filled in by `commit`."""

@@ -46,6 +46,8 @@ class ValidateSettings(BaseModel):
     latency_drift_severity: Severity = "warning"
     drift_min_records: int = Field(30, ge=1, description="Drift is measured only between snapshots with at least "
                                                          "this many records each (fewer is noise).")
+    batch_rows: int = Field(50_000, gt=0, description="Rows validated at a time (whole Parquet row groups): peak "
+                                                      "memory follows this, not the snapshot's size.")
     docs_dir: str = Field("validate", description="Folder, relative to home, of the Great Expectations project "
                                                   "(gx/: suites, results, Data Docs) and of the reports (reports/).")
 

@@ -44,25 +44,55 @@ def _mean(column: pa.ChunkedArray) -> float | None:
     return None if value is None else float(value)
 
 
+METRIC_COLUMNS = ["outcome", "usage"]
+
+
+class MetricsAccumulator:
+    """Batch metrics of a snapshot streamed over its batches: only four numeric columns are kept (~25 bytes a
+    record), so the median is exact and every value is the one `batch_metrics` gives on the whole table."""
+
+    def __init__(self, manifest: SnapshotManifest):
+        self.manifest = manifest
+        self.rows = 0
+        self.parts: dict[str, list[pa.Array]] = {"resolved": [], "prompt": [], "completion": [], "latency": []}
+
+    def add(self, table: pa.Table) -> None:
+        if not table.num_rows:
+            return
+        self.rows += table.num_rows
+        outcome, usage = table.column("outcome"), table.column("usage")
+        self.parts["resolved"].append(pc.equal(pc.struct_field(outcome, "status"), "resolved").cast(pa.float64()))
+        self.parts["prompt"].append(pc.struct_field(usage, "prompt_tokens"))
+        self.parts["completion"].append(pc.struct_field(usage, "completion_tokens"))
+        self.parts["latency"].append(pc.struct_field(usage, "latency_ms"))
+
+    def _column(self, name: str) -> pa.ChunkedArray:
+        return pa.chunked_array([chunk for part in self.parts[name] for chunk in
+                                 (part.chunks if isinstance(part, pa.ChunkedArray) else [part])])
+
+    def result(self) -> BatchMetrics:
+        counts = self.manifest.counts
+        quarantined = counts.quarantined_total
+        lines = counts.records_ingested + counts.duplicates + quarantined
+        valid = counts.records_ingested + counts.duplicates
+        rows = self.rows
+        return BatchMetrics(
+            records=rows,
+            lines=lines,
+            quarantine_rate=quarantined / lines if lines else 0.0,
+            duplicate_rate=counts.duplicates / valid if valid else 0.0,
+            resolved_share=_mean(self._column("resolved")) if rows else None,
+            mean_prompt_tokens=_mean(self._column("prompt")) if rows else None,
+            mean_completion_tokens=_mean(self._column("completion")) if rows else None,
+            median_latency_ms=float(pc.quantile(self._column("latency"), q=0.5)[0].as_py()) if rows else None,
+        )
+
+
 def batch_metrics(table: pa.Table, manifest: SnapshotManifest) -> BatchMetrics:
-    counts = manifest.counts
-    quarantined = counts.quarantined_total
-    lines = counts.records_ingested + counts.duplicates + quarantined
-    valid = counts.records_ingested + counts.duplicates
-    rows = table.num_rows
-    outcome = table.column("outcome") if rows else None
-    usage = table.column("usage") if rows else None
-    return BatchMetrics(
-        records=rows,
-        lines=lines,
-        quarantine_rate=quarantined / lines if lines else 0.0,
-        duplicate_rate=counts.duplicates / valid if valid else 0.0,
-        resolved_share=_mean(pc.equal(pc.struct_field(outcome, "status"), "resolved").cast(pa.float64()))
-        if rows else None,
-        mean_prompt_tokens=_mean(pc.struct_field(usage, "prompt_tokens")) if rows else None,
-        mean_completion_tokens=_mean(pc.struct_field(usage, "completion_tokens")) if rows else None,
-        median_latency_ms=float(pc.quantile(pc.struct_field(usage, "latency_ms"), q=0.5)[0].as_py()) if rows else None,
-    )
+    """The metrics of a whole snapshot table (see MetricsAccumulator to stream them)."""
+    acc = MetricsAccumulator(manifest)
+    acc.add(table)
+    return acc.result()
 
 
 def _relative(name: str, metric: str, current: float | None, previous: float | None, bound: Bound,

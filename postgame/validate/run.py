@@ -3,10 +3,12 @@
     validate_snapshot(snapshot_id, cfg=cfg)     # -> ValidationReport, or raises DataValidationError
     postgame validate --snapshot ID [--json]
 
-1. Load the snapshot and its manifest; find the previous snapshot to measure drift against (the latest earlier one
-   with at least `validate.drift_min_records` records).
+1. Stream the snapshot's metrics (four numeric columns) and those of the previous snapshot to measure drift against
+   (the latest earlier one with at least `validate.drift_min_records` records).
 2. Run the contract's expectations (generated from `postgame.contract.spec`, all critical) on the sessions and
-   messages tables, and the batch checks (bounds and severities from config) on a one-row frame of metrics.
+   messages tables batch by batch (`validate.batch_rows` rows of Parquet row groups at a time: memory holds one
+   batch, whatever the snapshot's size); uniqueness runs on the whole column (the only column read whole). Then the
+   batch checks (bounds and severities from config) on a one-row frame of metrics.
 3. Write Data Docs and the report (JSON) under home. Raise DataValidationError naming every failed critical
    expectation; warnings are only recorded.
 """
@@ -14,9 +16,11 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
-from postgame.contract.gx import SESSIONS, contract_expectations
+from postgame.contract.gx import SESSIONS, contract_expectations, import_gx
 from postgame.errors import DataValidationError
 from postgame.ingest import catalog
 from postgame.ingest.snapshot import SnapshotManifest
@@ -26,6 +30,7 @@ from postgame.validate.suites import batch_expectations, batch_frame, run_suites
 
 log = logging.getLogger(__name__)
 BATCH = "batch"
+WHOLE = f"{SESSIONS}__whole"
 
 
 def _baseline(manifest: SnapshotManifest, cfg) -> SnapshotManifest | None:
@@ -36,17 +41,60 @@ def _baseline(manifest: SnapshotManifest, cfg) -> SnapshotManifest | None:
     return None
 
 
+def _row_groups(path: Path, batch_rows: int, columns: list[str] | None = None) -> Iterator:
+    """The snapshot as tables of whole row groups, about `batch_rows` rows each (at least one, maybe empty)."""
+    import pyarrow.parquet as pq
+
+    file = pq.ParquetFile(path)
+    group: list[int] = []
+    rows = 0
+    for i in range(file.num_row_groups):
+        group.append(i)
+        rows += file.metadata.row_group(i).num_rows
+        if rows >= batch_rows:
+            yield file.read_row_groups(group, columns=columns)
+            group, rows = [], 0
+    if group or not file.num_row_groups:
+        yield file.read_row_groups(group, columns=columns) if group else file.schema_arrow.empty_table().select(
+            columns or file.schema_arrow.names)
+
+
+def _metrics(manifest: SnapshotManifest, cfg) -> metrics.BatchMetrics:
+    acc = metrics.MetricsAccumulator(manifest)
+    for table in _row_groups(catalog.snapshot_file(manifest.snapshot_id, cfg=cfg), cfg.validate_.batch_rows,
+                             metrics.METRIC_COLUMNS):
+        acc.add(table)
+    return acc.result()
+
+
+def _is_whole(expectation) -> bool:
+    """Expectations that compare rows with each other (uniqueness) see the whole column at once."""
+    return expectation.expectation_type == "expect_column_values_to_be_unique"
+
+
+def _batches(path: Path, batch_rows: int, whole_columns: list[str], checks) -> Iterator[dict]:
+    """The frames of each batch; the last also holds the whole columns and the one-row frame of batch metrics."""
+    import pyarrow.parquet as pq
+
+    for table in _row_groups(path, batch_rows):
+        out = {SESSIONS: frames.sessions_frame(table)}
+        out.update({name: frames.list_frame(table, name) for name in frames.list_fields()})
+        yield out
+        del out, table
+    tops = sorted({column.split(".")[0] for column in whole_columns})
+    whole = frames.sessions_frame(pq.read_table(path, columns=tops))[whole_columns]
+    yield {WHOLE: whole, BATCH: batch_frame(checks)}
+
+
 def run_validation(snapshot_id: str, *, cfg) -> ValidationReport:
     """Validate a snapshot and write Data Docs and the report; never raises on bad data (see validate_snapshot)."""
     settings = cfg.validate_
     manifest = catalog.snapshot_manifest(snapshot_id, cfg=cfg)
-    table = catalog.load_snapshot(manifest.snapshot_id, cfg=cfg)
-    current = metrics.batch_metrics(table, manifest)
+    current = _metrics(manifest, cfg)
     baseline = _baseline(manifest, cfg)
     previous = None
     if baseline is not None:
-        previous = metrics.batch_metrics(catalog.load_snapshot(baseline.snapshot_id, cfg=cfg,
-                                                               columns=["outcome", "usage"]), baseline)
+        previous = _metrics(baseline, cfg)
         drift_note = f"vs snapshot {baseline.snapshot_id[:12]} ({baseline.counts.records_ingested} records)"
     else:
         drift_note = f"not measured: no earlier snapshot with at least {settings.drift_min_records} records"
@@ -54,14 +102,16 @@ def run_validation(snapshot_id: str, *, cfg) -> ValidationReport:
         drift_note = f"not measured: this snapshot has fewer than {settings.drift_min_records} records"
     checks = metrics.batch_checks(current, previous, settings)
 
+    import_gx()
     suites = contract_expectations()
-    tables = {SESSIONS: frames.sessions_frame(table)}
-    tables.update({name: frames.list_frame(table, name) for name in frames.list_fields()})
+    whole = [exp for exp in suites[SESSIONS] if _is_whole(exp)]
+    suites[SESSIONS] = [exp for exp in suites[SESSIONS] if not _is_whole(exp)]
+    suites[WHOLE] = whole
     suites[BATCH] = batch_expectations(checks)
-    tables[BATCH] = batch_frame(checks)
-    del table
     project = cfg.home / settings.docs_dir
-    run = run_suites(tables, suites, project_dir=project, run_name=f"snapshot-{manifest.snapshot_id[:12]}")
+    path = catalog.snapshot_file(manifest.snapshot_id, cfg=cfg)
+    batches = _batches(path, settings.batch_rows, [exp.column for exp in whole], checks)
+    run = run_suites(batches, suites, project_dir=project, run_name=f"snapshot-{manifest.snapshot_id[:12]}")
 
     critical = [r for r in run.results if not r.success and r.severity == "critical"]
     warnings = [r for r in run.results if not r.success and r.severity != "critical"]

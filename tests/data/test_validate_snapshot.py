@@ -22,11 +22,11 @@ def ingest_records(cfg, tmp_path: Path, name: str, records: list[dict]) -> str:
     return run_ingest(str(folder), cfg=cfg).snapshot_id
 
 
-def commit_unchecked_snapshot(cfg, rows: list[dict]) -> str:
+def commit_unchecked_snapshot(cfg, rows: list[dict], row_group: int = 1000) -> str:
     """A snapshot written without ingest's per-line checks (an older or buggy writer): validate must catch it."""
     store = runtime.store(cfg)
     prefix = cfg.ingest.state_prefix
-    writer = snap.SnapshotWriter(cfg.home / "tmp", 1000, 1 << 20)
+    writer = snap.SnapshotWriter(cfg.home / "tmp", row_group, 1 << 20)
     for i, row in enumerate(rows):
         writer.add_record(dict(row, extra=None, _source_key="legacy.jsonl", _source_line=i + 1), row["session_id"],
                           i, 100)
@@ -94,3 +94,27 @@ def test_an_empty_snapshot_is_critical(cfg, tmp_path):
     report = run_validation(summary.snapshot_id, cfg=cfg)  # reports without raising
     assert not report.passed
     assert {r.column for r in report.critical_failures} == {"records", "quarantine_rate"}
+
+
+def test_batches_are_validated_one_at_a_time_yet_every_record_and_uniqueness_across_batches_count(cfg):
+    """Validation reads a few row groups at a time (bounded memory): a defect in the last batch, a duplicate id split
+    across two batches and the unexpected counts of several batches must all still be seen."""
+    rows = [json.loads(json.dumps(r)) for r in sessions(60, seed=24)]
+    rows[3]["outcome"]["status"] = "won"  # first batch
+    rows[57]["outcome"]["status"] = "lost"  # last batch
+    rows[55]["session_id"] = rows[1]["session_id"]  # the same id in the first and the last batch
+    rows[58]["messages"][0]["role"] = "robot"  # the messages of the last batch
+    small = cfg.model_copy(update={"validate_": cfg.validate_.model_copy(update={"batch_rows": 10})})
+    snapshot_id = commit_unchecked_snapshot(small, rows, row_group=5)
+    with pytest.raises(DataValidationError) as failure:
+        validate_snapshot(snapshot_id, cfg=small)
+    assert set(failure.value.failed) == {
+        "sessions.expect_column_values_to_be_in_set(outcome.status)",
+        "sessions.expect_column_values_to_be_unique(session_id)",
+        "messages.expect_column_values_to_be_in_set(role)",
+    }
+    report = failure.value.report
+    status = next(r for r in report.critical_failures if r.column == "outcome.status")
+    assert status.unexpected_count == 2 and sorted(status.examples) == ["lost", "won"]
+    assert report.metrics.records == 60
+    assert len(report.docs_pages) > 6  # a page per batch and table

@@ -154,3 +154,24 @@ def test_gx_suite_has_an_expectation_for_every_rule_of_the_spec():
                 assert have[(table, "expect_column_value_lengths_to_be_between", path)].min_value == field.min_length
             assert ((table, "expect_column_values_to_be_unique", path) in have) == field.unique
     assert all(e.severity == "critical" for exps in tables.values() for e in exps)
+
+
+def test_fast_yes_no_check_says_yes_only_where_the_exact_check_passes_unchanged():
+    # guards: ingest's fast path storing a record the exact check would reject, convert, or split into `extra`
+    from postgame.contract.check import check_record_flags
+    from postgame.contract.fastcheck import is_plain_valid
+
+    base = next(sessions(1, seed=5))
+    cases = [("valid", base)] + [(f"valid #{i}", r) for i, r in enumerate(sessions(20, seed=6))] + _mutations(base)
+    wrong, plain = [], 0
+    for name, record in cases:
+        try:
+            exact = check_record_flags(copy.deepcopy(record)) == (False, False)
+        except ContractViolation:
+            exact = False
+        fast = is_plain_valid(copy.deepcopy(record))
+        plain += fast
+        if fast and not exact:
+            wrong.append(name)
+    assert not wrong
+    assert plain > 30  # it does say yes: the valid records and the harmless mutations

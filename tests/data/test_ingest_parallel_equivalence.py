@@ -1,0 +1,104 @@
+"""The parallel ingest path (objects parsed in worker processes, orjson, block pre-filter, Arrow-built rows) gives
+exactly what the one-process reference path gives on a dirty corpus: the same snapshot id (so the same data and
+quarantine bytes), counts, quarantine entries (reasons, details, redacted texts) and dedupe index.
+
+The corpus is the one of test_quarantine_counts (every quarantine reason, planted secrets, a corrupt gzip, re-sends,
+a session_id reused with other content) plus lines that take each branch between the fast and the exact path.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from postgame.contract.synthetic import sessions
+from postgame.ingest import snapshot as snap
+from postgame.ingest.pipeline import ingest
+from postgame.runners import local_mapper
+from postgame.settings.ingest import IngestSettings
+from postgame.settings.runner import RunnerSettings
+from postgame.store import LocalStore
+from tests.data.test_quarantine_counts import build_corpus
+
+
+def branch_lines() -> bytes:
+    """Valid and invalid lines that the fast path must hand over, or take, exactly as the exact path would."""
+    base = list(sessions(12, seed=77))
+    out = []
+    r = base[0]
+    r["outcome"]["tests_passed"] = 3.0  # an integral float: converted to int (row built in Python)
+    out.append(json.dumps(r))
+    r = base[1]
+    r["usage"]["latency_ms"] = 250  # an int in a number field
+    out.append(json.dumps(r))
+    r = base[2]
+    r["messages"][0]["trace_id"] = "abc"  # unknown fields, nested and on top, one named like a secret
+    r["client"] = {"session_token": "s3cr3t-value", "n": 1}
+    out.append(json.dumps(r))
+    r = base[3]
+    r["messages"][1]["content"] = "café ünïcödé — 日本語"  # raw UTF-8, no escapes
+    out.append(json.dumps(r, ensure_ascii=False))
+    r = base[4]
+    r["messages"][1]["content"] = "café"  # \u escapes (every rule applies: exact path)
+    out.append(json.dumps(r))
+    r = base[5]
+    r["usage"]["prompt_tokens"] = 10**30  # beyond 64 bits: orjson reads a float, json an int
+    out.append(json.dumps(r))
+    r = base[6]
+    r["task"]["problem_statement"] = "mail me at dev@example.com, not git@@ or a @ b"  # an address: email rule
+    out.append(json.dumps(r))
+    r = base[7]
+    r["patch"] = "\n@@ -1 +1 @@\n-x\n+y\n"  # patch hunks: `@` that no guard accepts (fast path)
+    out.append(json.dumps(r))
+    text = json.dumps(base[8])
+    out.append(text.replace('"session_id"', '"session_id": "first", "session_id"', 1))  # a key given twice
+    out.append("\ufeff" + json.dumps(base[9]))  # a byte order mark
+    out.append("  " + json.dumps(base[10]) + "\t\r")  # surrounding whitespace
+    out.append(json.dumps({"a": [[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}))  # nested, no contract
+    out.append("[" * 2000 + "]" * 2000)  # deeper than json's recursion limit
+    r = base[11]
+    r["usage"]["cost_usd"] = 0.1 + 0.2  # floats read back bit for bit
+    r["usage"]["latency_ms"] = 1e-320
+    out.append(json.dumps(r))
+    return ("\n".join(out) + "\n").encode()
+
+
+def run(logs: Path, home: Path, runner: RunnerSettings | None) -> tuple[snap.SnapshotManifest, dict]:
+    settings = IngestSettings(batch_rows=7)  # several row groups, cut inside objects
+    state = LocalStore(home / "store")
+    source = LocalStore(logs)
+    if runner is None:
+        summary = ingest(source, "", state=state, settings=settings, workdir=home / "tmp", source_uri=str(logs))
+    else:
+        with local_mapper(runner) as mapper:
+            summary = ingest(source, "", state=state, settings=settings, workdir=home / "tmp", source_uri=str(logs),
+                             mapper=mapper)
+    manifest = snap.resolve(state, settings.state_prefix, summary.snapshot_id)
+    outputs = {
+        "summary": summary.model_dump(exclude={"snapshot_uri", "manifest_uri"}),
+        "counts": manifest.counts.model_dump(), "sources": [s.model_dump() for s in manifest.sources],
+        "corrupt": [c.model_dump() for c in manifest.corrupt_objects],
+        "files": {name: getattr(manifest, name).model_dump(exclude={"key"}) for name in ("data", "quarantine",
+                                                                                        "seen_index")},
+        "quarantine": [e.model_dump() for e in snap.read_quarantine(state, manifest)],
+        "rows": pq.read_table(state.root / manifest.data.key).to_pylist(),
+        "row_groups": pq.ParquetFile(state.root / manifest.data.key).metadata.num_row_groups,
+        "seen": pq.read_table(state.root / manifest.seen_index.key).to_pylist(),
+    }
+    return manifest, outputs
+
+
+@pytest.mark.parametrize("kind", ["process", "thread"])
+def test_parallel_ingest_gives_the_one_process_snapshot_byte_for_byte(tmp_path, kind):
+    logs = tmp_path / "logs"
+    build_corpus(logs)
+    (logs / "agent-logs" / "dt=2026-11-29" / "part-0004.jsonl").write_bytes(branch_lines())
+    reference, expected = run(logs, tmp_path / "serial", None)
+    manifest, got = run(logs, tmp_path / kind, RunnerSettings(kind=kind, workers=2))
+    assert expected["row_groups"] > 3 and len(expected["quarantine"]) > 20  # the corpus exercises both
+    for key in expected:
+        assert got[key] == expected[key], key
+    assert manifest.snapshot_id == reference.snapshot_id
