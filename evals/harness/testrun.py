@@ -187,6 +187,9 @@ def _execute(mode: sandbox.Mode, copy: Path, workdir: Path, args: list[str], set
         notes.append("pytest did not reach its end (timed out, killed, crashed or exited early): every test counts as failed")
     for nodeid, text in parsed.collect_errors.items():
         notes.append(f"collection error in {nodeid}: {text.strip().splitlines()[-1] if text.strip() else ''}")
+    for nodeid, labels in parsed.failed_subtests.items():
+        more = f" (+{len(labels) - 5})" if len(labels) > 5 else ""
+        notes.append(f"failed subtests of {nodeid}: {'; '.join(labels[:5])}{more}")
     if parsed.tampering:
         run.tampering = parsed.tampering
         notes += [f"TAMPERING: {t}; every result is void" for t in parsed.tampering]
