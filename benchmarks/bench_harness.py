@@ -12,6 +12,19 @@ Medians and minimums of wall seconds are both reported: on a shared machine the 
 steadier estimate of the overhead. Throughput: `run_evaluation` of every example's gold patch `--copies` times (distinct instance ids, no cache), with
 1 and then 2 workers. The machine's core count and load average are printed with the numbers: other work on the
 machine moves both sides of the ratio alike, not the throughput.
+
+Real repositories (issue 9), on a folder of materialized instances (`scripts/realworld.py materialize` writes one):
+
+    .venv/bin/python benchmarks/bench_harness.py --real DIR [--predictions DIR/gold.jsonl] [--reps 3] [--only ID,ID]
+
+DIR holds `instances.jsonl`, `repos/<owner>__<name>` and the predictions (default `gold.jsonl`). Each repetition,
+interleaved: *harness* = the whole process `python -m postgame eval run ... --workers 1` (start-up, a fresh export of
+every base: the checkout, copies, patches, sandboxed pytest, grading, reports), against *bare* = `python -m pytest
+<the same arguments>` run one instance after another in ready checkouts (base + patch + test patch, a fresh copy per
+repetition without bytecode, the harness's Python and plugins). Prints each repetition's totals and ratio, the
+median ratio, and per instance the harness's own seconds (from its report) beside bare pytest's. Instances with an
+`env_spec` run bare with their environment's python (built or fetched first, outside the timing); those whose spec
+has an install command are left out of the comparison (their venv points at /testbed).
 """
 
 from __future__ import annotations
@@ -45,11 +58,87 @@ def bare_checkout(instance, repos: Path, dest: Path) -> tuple[Path, list[str]]:
     return copy, pytest_args(instance, _test_files(copy, patch_paths(instance.test_patch)))
 
 
+def real_repositories(folder: Path, predictions: Path | None, reps: int, only: set[str]) -> None:
+    """The whole-process harness against bare pytest on materialized real instances (see the module docstring)."""
+    import json
+
+    from evals.harness.repoenv import default_cache, ensure_env
+
+    settings = HarnessSettings(timeout_s=600)
+    instances = [i for i in load_instances(folder / "instances.jsonl") if not only or i.instance_id in only]
+    preds = {json.loads(line)["instance_id"]: line for line in
+             (predictions or folder / "gold.jsonl").read_text().splitlines() if line.strip()}
+    instances = [i for i in instances if i.instance_id in preds and not (i.env_spec and i.env_spec.install)]
+    work = Path(tempfile.mkdtemp(prefix="bench-harness-real-"))
+    try:
+        (work / "instances.jsonl").write_text("".join(i.model_dump_json(exclude_none=True) + "\n" for i in instances))
+        (work / "predictions.jsonl").write_text("".join(preds[i.instance_id] + "\n" for i in instances))
+        ready: dict[str, tuple[Path, list[str], str]] = {}
+        for inst in instances:  # ready checkouts, and each environment built before any timing
+            patch = json.loads(preds[inst.instance_id]).get("model_patch") or ""
+            base, source = base_tree(inst, folder / "repos")
+            copy = fresh_copy(base, work / "ready" / inst.instance_id)
+            for p in (patch, inst.test_patch):
+                if p.strip():
+                    assert apply_patch(copy, p, base_dir=base, source=source).applied, inst.instance_id
+            python = sys.executable
+            if inst.env_spec is not None:
+                python = str(ensure_env(inst, base, settings, default_cache(settings), []) / "bin" / "python")
+            ready[inst.instance_id] = (copy, pytest_args(inst, _test_files(copy, patch_paths(inst.test_patch))), python)
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; sandbox: "
+              f"{choose_mode(settings)[0]}; python {sys.version.split()[0]}; {len(instances)} instances from "
+              f"{len({i.repo for i in instances})} repositories in {folder}")
+        root = str(Path(__file__).resolve().parents[1])
+        env = {**os.environ, "PYTHONPATH": root, "POSTGAME_HOME": str(work / "home")}
+        totals, per_instance = [], {i.instance_id: ([], []) for i in instances}
+        for rep in range(reps):
+            out = work / f"out-{rep}"
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "postgame", "eval", "run", "--instances",
+                            str(work / "instances.jsonl"), "--predictions", str(work / "predictions.jsonl"),
+                            "--repos", str(folder / "repos"), "--out", str(out), "--workers", "1", "--no-progress",
+                            "--timeout", "600"], cwd=work, env=env, check=True, stdout=subprocess.DEVNULL)
+            harness = time.perf_counter() - t
+            report = json.loads((out / "report.json").read_text())
+            bare = 0.0
+            for inst in instances:
+                copy, test_args, python = ready[inst.instance_id]
+                run_dir = work / f"bare-{rep}" / inst.instance_id
+                shutil.copytree(copy, run_dir, symlinks=True)
+                t = time.perf_counter()
+                subprocess.run([python, "-m", "pytest", *test_args], cwd=run_dir, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, check=False)
+                seconds = time.perf_counter() - t
+                bare += seconds
+                per_instance[inst.instance_id][0].append(report["instances"][inst.instance_id]["seconds"])
+                per_instance[inst.instance_id][1].append(seconds)
+                shutil.rmtree(run_dir)
+            totals.append((harness, bare, len(report["resolved_ids"])))
+            print(f"rep {rep + 1}: harness (whole process) {harness:.2f}s, bare pytest {bare:.2f}s, "
+                  f"ratio {harness / bare:.2f}x; resolved {len(report['resolved_ids'])}/{len(instances)}", flush=True)
+        med = statistics.median
+        print("\n| instance | harness s (its report, median) | bare pytest s (median) | ratio |\n|---|---:|---:|---:|")
+        for iid, (h, b) in per_instance.items():
+            print(f"| {iid} | {med(h):.2f} | {med(b):.2f} | {med(h) / med(b):.2f}x |")
+        ratios = [h / b for h, b, _ in totals]
+        print(f"\nwhole process, {len(instances)} instances, 1 worker: harness {med([t[0] for t in totals]):.2f}s, "
+              f"bare {med([t[1] for t in totals]):.2f}s (medians); ratio median **{med(ratios):.2f}x** "
+              f"(range {min(ratios):.2f}-{max(ratios):.2f}x); load average {os.getloadavg()[0]:.2f} at end")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--copies", type=int, default=2)
+    parser.add_argument("--real", type=Path, help="folder of materialized real instances (instances.jsonl, repos/)")
+    parser.add_argument("--predictions", type=Path, help="with --real: predictions file (default DIR/gold.jsonl)")
+    parser.add_argument("--only", default="", help="with --real: comma-separated instance ids")
     args = parser.parse_args()
+    if args.real:
+        real_repositories(args.real, args.predictions, args.reps, {i for i in args.only.split(",") if i})
+        return
     settings = HarnessSettings(timeout_s=120)
     work = Path(tempfile.mkdtemp(prefix="bench-harness-"))
     try:

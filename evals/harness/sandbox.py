@@ -21,8 +21,9 @@ What it does NOT protect against, said plainly:
 - in `rlimits` mode: reading any file the harness user can read, the network, and processes that `setsid()` away
   when no cgroup is available;
 - CPU or disk bandwidth starvation of neighbours (no cpu/io cgroup), and /proc information about the host's CPUs;
-- filling the disk through the copy: RLIMIT_FSIZE caps each file, not the total (put `eval.work_dir` on a
-  size-capped tmpfs where that matters);
+- filling the copy's file system: RLIMIT_FSIZE caps each file, not the total. By default the copy is on /dev/shm
+  (tmpfs), where what a run writes is memory charged to its memory cgroup when one is available; on a disk
+  (`eval.work_dir`, or no roomy tmpfs) nothing caps the total;
 - tampering with pytest from inside the test process itself (see `inside/pg_results.py`).
 """
 

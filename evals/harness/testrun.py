@@ -15,6 +15,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,34 @@ def pytest_args(instance: Instance, test_files: list[str]) -> list[str]:
             return words[1:]
         raise UnsupportedTestCommand(f"test_cmd {instance.test_cmd!r} is not a pytest command (python -m pytest ... / pytest ...)")
     return ["-rA", *test_files]
+
+
+_SHM = Path("/dev/shm")
+_SHM_MIN_FREE = 1 << 30
+_work_root_lock = threading.Lock()
+_work_root: list[Path | None] = []
+
+
+def work_root(settings: HarnessSettings) -> Path | None:
+    """Where a run's copy is made: `eval.work_dir`, else /dev/shm when it is a tmpfs with >= 1 GiB free, else the
+    system temp folder. On a busy disk creating and deleting a repository's files costs ~0.3-0.5 s a run; on tmpfs
+    ~0.05 s. What a run writes there is memory, charged to the run's memory cgroup where one is available."""
+    if settings.work_dir is not None:
+        return Path(settings.work_dir)
+    with _work_root_lock:
+        if not _work_root:
+            _work_root.append(_SHM if _is_roomy_tmpfs(_SHM) else None)
+    return _work_root[0]
+
+
+def _is_roomy_tmpfs(path: Path) -> bool:
+    try:
+        mounts = Path("/proc/self/mounts").read_text().splitlines()
+        st = os.statvfs(path)
+    except OSError:
+        return False
+    tmpfs = any(line.split()[1:3] == [str(path), "tmpfs"] for line in mounts if len(line.split()) > 2)
+    return tmpfs and st.f_bavail * st.f_frsize >= _SHM_MIN_FREE and os.access(path, os.W_OK | os.X_OK)
 
 
 def _test_files(copy: Path, test_patch_paths: list[str]) -> list[str]:
@@ -124,7 +153,7 @@ def _run_tests(instance: Instance, patch: str, repos_dir: Path | None, settings:
                                f"the bwrap sandbox, and this run is in {mode} mode")
             return
         env_dir = ensure_env(instance, base, settings, envs or default_cache(settings), notes)
-    workdir = Path(tempfile.mkdtemp(prefix="postgame-run-", dir=settings.work_dir))
+    workdir = Path(tempfile.mkdtemp(prefix="postgame-run-", dir=work_root(settings)))
     try:
         copy = fresh_copy(base, workdir / "testbed")
         model_paths: tuple[str, ...] = ()
