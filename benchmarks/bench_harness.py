@@ -16,15 +16,18 @@ machine moves both sides of the ratio alike, not the throughput.
 Real repositories (issue 9), on a folder of materialized instances (`scripts/realworld.py materialize` writes one):
 
     .venv/bin/python benchmarks/bench_harness.py --real DIR [--predictions DIR/gold.jsonl] [--reps 3] [--only ID,ID]
+                                                 [--bare fresh|warm|strict]
 
 DIR holds `instances.jsonl`, `repos/<owner>__<name>` and the predictions (default `gold.jsonl`). Each repetition,
 interleaved: *harness* = the whole process `python -m postgame eval run ... --workers 1` (start-up, a fresh export of
 every base: the checkout, copies, patches, sandboxed pytest, grading, reports), against *bare* = `python -m pytest
-<the same arguments>` run one instance after another in ready checkouts (base + patch + test patch, a fresh copy per
-repetition without bytecode, the harness's Python and plugins). Prints each repetition's totals and ratio, the
-median ratio, and per instance the harness's own seconds (from its report) beside bare pytest's. Instances with an
-`env_spec` run bare with their environment's python (built or fetched first, outside the timing); those whose spec
-has an install command are left out of the comparison (their venv points at /testbed).
+<the same arguments>` run one instance after another in ready checkouts (base + patch + test patch) with the
+harness's Python: `--bare fresh` (default) a fresh copy per repetition without bytecode, plugin autoload on as a user
+runs it; `warm` in the checkout itself, its bytecode written by an earlier run; `strict` warm and with plugin
+autoload off, as the harness runs pytest (the least the harness could cost). Prints each repetition's totals and
+ratio, the median ratio, and per instance the harness's own seconds (from its report) beside bare pytest's.
+Instances with an `env_spec` run bare with their environment's python (built or fetched first, outside the
+timing); those whose spec has an install command are left out of the comparison (their venv points at /testbed).
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ def bare_checkout(instance, repos: Path, dest: Path) -> tuple[Path, list[str]]:
     return copy, pytest_args(instance, _test_files(copy, patch_paths(instance.test_patch)))
 
 
-def real_repositories(folder: Path, predictions: Path | None, reps: int, only: set[str]) -> None:
+def real_repositories(folder: Path, predictions: Path | None, reps: int, only: set[str], bare_mode: str) -> None:
     """The whole-process harness against bare pytest on materialized real instances (see the module docstring)."""
     import json
 
@@ -91,6 +94,10 @@ def real_repositories(folder: Path, predictions: Path | None, reps: int, only: s
         root = str(Path(__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": root, "POSTGAME_HOME": str(work / "home")}
         totals, per_instance = [], {i.instance_id: ([], []) for i in instances}
+        bare_env = {**os.environ, **({"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"} if bare_mode == "strict" else {})}
+        for copy, test_args, python in ready.values() if bare_mode != "fresh" else ():  # bytecode written once
+            subprocess.run([python, "-m", "pytest", *test_args], cwd=copy, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=bare_env, check=False)
         for rep in range(reps):
             out = work / f"out-{rep}"
             t = time.perf_counter()
@@ -103,18 +110,20 @@ def real_repositories(folder: Path, predictions: Path | None, reps: int, only: s
             bare = 0.0
             for inst in instances:
                 copy, test_args, python = ready[inst.instance_id]
-                run_dir = work / f"bare-{rep}" / inst.instance_id
-                shutil.copytree(copy, run_dir, symlinks=True)
+                run_dir = work / f"bare-{rep}" / inst.instance_id if bare_mode == "fresh" else copy
+                if bare_mode == "fresh":
+                    shutil.copytree(copy, run_dir, symlinks=True)
                 t = time.perf_counter()
                 subprocess.run([python, "-m", "pytest", *test_args], cwd=run_dir, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, check=False)
+                               stderr=subprocess.DEVNULL, env=bare_env, check=False)
                 seconds = time.perf_counter() - t
                 bare += seconds
                 per_instance[inst.instance_id][0].append(report["instances"][inst.instance_id]["seconds"])
                 per_instance[inst.instance_id][1].append(seconds)
-                shutil.rmtree(run_dir)
+                if bare_mode == "fresh":
+                    shutil.rmtree(run_dir)
             totals.append((harness, bare, len(report["resolved_ids"])))
-            print(f"rep {rep + 1}: harness (whole process) {harness:.2f}s, bare pytest {bare:.2f}s, "
+            print(f"rep {rep + 1}: harness (whole process) {harness:.2f}s, bare pytest ({bare_mode}) {bare:.2f}s, "
                   f"ratio {harness / bare:.2f}x; resolved {len(report['resolved_ids'])}/{len(instances)}", flush=True)
         med = statistics.median
         print("\n| instance | harness s (its report, median) | bare pytest s (median) | ratio |\n|---|---:|---:|---:|")
@@ -135,9 +144,11 @@ def main() -> None:
     parser.add_argument("--real", type=Path, help="folder of materialized real instances (instances.jsonl, repos/)")
     parser.add_argument("--predictions", type=Path, help="with --real: predictions file (default DIR/gold.jsonl)")
     parser.add_argument("--only", default="", help="with --real: comma-separated instance ids")
+    parser.add_argument("--bare", choices=("fresh", "warm", "strict"), default="fresh",
+                        help="with --real: how bare pytest runs (see the module docstring)")
     args = parser.parse_args()
     if args.real:
-        real_repositories(args.real, args.predictions, args.reps, {i for i in args.only.split(",") if i})
+        real_repositories(args.real, args.predictions, args.reps, {i for i in args.only.split(",") if i}, args.bare)
         return
     settings = HarnessSettings(timeout_s=120)
     work = Path(tempfile.mkdtemp(prefix="bench-harness-"))

@@ -7,7 +7,7 @@
 
 Modules: `instance` (formats), `environment` (base export, no history), `patching` + `searchreplace` (applying
 patches; `paths` checks the paths both write), `protect` (reverting changes to tests/pytest), `sandbox` + `cgroups`
-(containment), `testrun` (one run),
+(containment), `repoenv` (per-repository environments from an instance's `env_spec`), `testrun` (one run),
 `results` (what the in-sandbox plugin recorded), `grading` (pure SWE-bench semantics), `evaluator` (grade + cache),
 `run` (batches and reports), `reward` (TRL reward function), `selfcheck` (gold resolves, empty does not, the test
 patch alone fails), `cli`; `inside/` runs in the sandbox; `examples/` holds hand-written instances. Imports are lazy:
