@@ -61,17 +61,47 @@ def bare_checkout(instance, repos: Path, dest: Path) -> tuple[Path, list[str]]:
     return copy, pytest_args(instance, _test_files(copy, patch_paths(instance.test_patch)))
 
 
+_CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+
+
+def timed(argv: list[str], **kwargs) -> tuple[float, float | None]:
+    """(wall seconds, CPU seconds of the command and everything it starts, sandboxes included, or None). CPU comes
+    from a cgroup-v1 cpuacct group of its own (root): on a shared machine it does not depend on the neighbours."""
+    group = _CPUACCT / f"postgame-bench-{os.getpid()}-{time.monotonic_ns()}"
+    try:
+        group.mkdir()
+        argv = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(group / "cgroup.procs"), *argv]
+    except OSError:
+        group = None
+    check = kwargs.pop("check", False)
+    t = time.perf_counter()
+    done = subprocess.run(argv, check=False, **kwargs)
+    wall = time.perf_counter() - t
+    cpu = None
+    if group is not None:
+        cpu = int((group / "cpuacct.usage").read_text()) / 1e9
+        group.rmdir()
+    if check:
+        done.check_returncode()
+    return wall, cpu
+
+
 def real_repositories(folder: Path, predictions: Path | None, reps: int, only: set[str], bare_mode: str) -> None:
     """The whole-process harness against bare pytest on materialized real instances (see the module docstring)."""
     import json
 
-    from evals.harness.repoenv import default_cache, ensure_env
+    try:
+        from evals.harness.repoenv import default_cache, ensure_env
+    except ImportError:  # an older harness (before per-repository environments), for before/after numbers
+        default_cache = ensure_env = None
 
     settings = HarnessSettings(timeout_s=600)
     instances = [i for i in load_instances(folder / "instances.jsonl") if not only or i.instance_id in only]
     preds = {json.loads(line)["instance_id"]: line for line in
              (predictions or folder / "gold.jsonl").read_text().splitlines() if line.strip()}
-    instances = [i for i in instances if i.instance_id in preds and not (i.env_spec and i.env_spec.install)]
+    spec = {i.instance_id: getattr(i, "env_spec", None) for i in instances}  # None on a harness without env_spec
+    instances = [i for i in instances
+                 if i.instance_id in preds and not (spec[i.instance_id] and spec[i.instance_id].install)]
     work = Path(tempfile.mkdtemp(prefix="bench-harness-real-"))
     try:
         (work / "instances.jsonl").write_text("".join(i.model_dump_json(exclude_none=True) + "\n" for i in instances))
@@ -85,7 +115,7 @@ def real_repositories(folder: Path, predictions: Path | None, reps: int, only: s
                 if p.strip():
                     assert apply_patch(copy, p, base_dir=base, source=source).applied, inst.instance_id
             python = sys.executable
-            if inst.env_spec is not None:
+            if spec[inst.instance_id] is not None and ensure_env is not None:
                 python = str(ensure_env(inst, base, settings, default_cache(settings), []) / "bin" / "python")
             ready[inst.instance_id] = (copy, pytest_args(inst, _test_files(copy, patch_paths(inst.test_patch))), python)
         print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; sandbox: "
@@ -100,39 +130,46 @@ def real_repositories(folder: Path, predictions: Path | None, reps: int, only: s
                            stderr=subprocess.DEVNULL, env=bare_env, check=False)
         for rep in range(reps):
             out = work / f"out-{rep}"
-            t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "postgame", "eval", "run", "--instances",
-                            str(work / "instances.jsonl"), "--predictions", str(work / "predictions.jsonl"),
-                            "--repos", str(folder / "repos"), "--out", str(out), "--workers", "1", "--no-progress",
-                            "--timeout", "600"], cwd=work, env=env, check=True, stdout=subprocess.DEVNULL)
-            harness = time.perf_counter() - t
+            harness, harness_cpu = timed(
+                [sys.executable, "-m", "postgame", "eval", "run", "--instances", str(work / "instances.jsonl"),
+                 "--predictions", str(work / "predictions.jsonl"), "--repos", str(folder / "repos"), "--out", str(out),
+                 "--workers", "1", "--no-progress", "--timeout", "600"],
+                cwd=work, env=env, check=True, stdout=subprocess.DEVNULL)
             report = json.loads((out / "report.json").read_text())
-            bare = 0.0
+            bare, bare_cpu = 0.0, 0.0
             for inst in instances:
                 copy, test_args, python = ready[inst.instance_id]
                 run_dir = work / f"bare-{rep}" / inst.instance_id if bare_mode == "fresh" else copy
                 if bare_mode == "fresh":
                     shutil.copytree(copy, run_dir, symlinks=True)
-                t = time.perf_counter()
-                subprocess.run([python, "-m", "pytest", *test_args], cwd=run_dir, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, env=bare_env, check=False)
-                seconds = time.perf_counter() - t
+                seconds, cpu = timed([python, "-m", "pytest", *test_args], cwd=run_dir, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, env=bare_env, check=False)
                 bare += seconds
+                bare_cpu = bare_cpu + cpu if cpu is not None and bare_cpu is not None else None
                 per_instance[inst.instance_id][0].append(report["instances"][inst.instance_id]["seconds"])
                 per_instance[inst.instance_id][1].append(seconds)
                 if bare_mode == "fresh":
                     shutil.rmtree(run_dir)
-            totals.append((harness, bare, len(report["resolved_ids"])))
+            totals.append((harness, bare, harness_cpu, bare_cpu))
+            cpu_text = (f"; CPU {harness_cpu:.2f}s vs {bare_cpu:.2f}s, ratio {harness_cpu / bare_cpu:.2f}x"
+                        if harness_cpu is not None and bare_cpu else "")
             print(f"rep {rep + 1}: harness (whole process) {harness:.2f}s, bare pytest ({bare_mode}) {bare:.2f}s, "
-                  f"ratio {harness / bare:.2f}x; resolved {len(report['resolved_ids'])}/{len(instances)}", flush=True)
+                  f"ratio {harness / bare:.2f}x{cpu_text}; resolved {len(report['resolved_ids'])}/{len(instances)}; "
+                  f"load {os.getloadavg()[0]:.1f}", flush=True)
         med = statistics.median
         print("\n| instance | harness s (its report, median) | bare pytest s (median) | ratio |\n|---|---:|---:|---:|")
         for iid, (h, b) in per_instance.items():
             print(f"| {iid} | {med(h):.2f} | {med(b):.2f} | {med(h) / med(b):.2f}x |")
-        ratios = [h / b for h, b, _ in totals]
-        print(f"\nwhole process, {len(instances)} instances, 1 worker: harness {med([t[0] for t in totals]):.2f}s, "
-              f"bare {med([t[1] for t in totals]):.2f}s (medians); ratio median **{med(ratios):.2f}x** "
-              f"(range {min(ratios):.2f}-{max(ratios):.2f}x); load average {os.getloadavg()[0]:.2f} at end")
+        ratios = [t[0] / t[1] for t in totals]
+        print(f"\nwhole process, {len(instances)} instances, 1 worker, bare {bare_mode}: harness "
+              f"{med([t[0] for t in totals]):.2f}s, bare {med([t[1] for t in totals]):.2f}s (medians); "
+              f"wall ratio median **{med(ratios):.2f}x** (range {min(ratios):.2f}-{max(ratios):.2f}x); load average "
+              f"{os.getloadavg()[0]:.2f} at end")
+        if all(t[2] is not None and t[3] for t in totals):
+            cpu_ratios = [t[2] / t[3] for t in totals]
+            print(f"CPU seconds: harness {med([t[2] for t in totals]):.2f}, bare {med([t[3] for t in totals]):.2f} "
+                  f"(medians); CPU ratio median **{med(cpu_ratios):.2f}x** (range {min(cpu_ratios):.2f}-"
+                  f"{max(cpu_ratios):.2f}x)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
