@@ -6,7 +6,8 @@
     postgame eval run --instances F.jsonl --predictions P.jsonl --repos DIR --out OUTDIR
 
 Modules: `instance` (formats), `environment` (base export, no history), `patching` + `searchreplace` (applying
-patches), `protect` (reverting changes to tests/pytest), `sandbox` + `cgroups` (containment), `testrun` (one run),
+patches; `paths` checks the paths both write), `protect` (reverting changes to tests/pytest), `sandbox` + `cgroups`
+(containment), `repoenv` (per-repository environments from an instance's `env_spec`), `testrun` (one run),
 `results` (what the in-sandbox plugin recorded), `grading` (pure SWE-bench semantics), `evaluator` (grade + cache),
 `run` (batches and reports), `reward` (TRL reward function), `selfcheck` (gold resolves, empty does not, the test
 patch alone fails), `cli`; `inside/` runs in the sandbox; `examples/` holds hand-written instances. Imports are lazy:

@@ -44,6 +44,22 @@ def _settings(timeout: float | None, workers: int | None, reruns: int | None):
         _fail(f"{'.'.join(map(str, err['loc'])) or 'settings'} = {err.get('input')!r}: {err['msg']}")
 
 
+def _env_cache(settings):
+    """Per-repository environments (instances with `env_spec`) are kept in the configured object store too, so
+    another machine or a later run fetches them instead of building."""
+    from evals.harness.repoenv import EnvCache
+
+    local = settings.cache_dir / "envs" if settings.cache_dir else None
+    try:
+        from postgame.runtime import current_config, store
+
+        return EnvCache(local, store(current_config()), settings.env_store_prefix)
+    except Exception as exc:  # noqa: BLE001 - a store that cannot be opened only costs rebuilds
+        typer.echo(f"postgame eval: warning: object store unavailable ({type(exc).__name__}: {exc}); "
+                   "per-repository environments are cached locally only", err=True)
+        return EnvCache(local, None, settings.env_store_prefix)
+
+
 @eval_app.command("run")
 def run_cmd(
     # Required options are checked here, not by click, so a missing one is one clear line and exit code 2.
@@ -78,8 +94,9 @@ def run_cmd(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         _fail(f"--out {out}: {exc}")
+    envs = _env_cache(settings) if any(i.env_spec is not None for i in insts) else None
     report = run_evaluation(insts, preds, repos_dir=repos, out_dir=out, settings=settings, workers=settings.workers,
-                            reruns=settings.reruns, progress=progress)
+                            reruns=settings.reruns, progress=progress, envs=envs)
     summary = {k: v for k, v in report.to_dict().items() if k != "instances"}
     if as_json:
         typer.echo(json.dumps(summary, indent=2))

@@ -42,3 +42,5 @@ SANDBOX_TESTBED = "/testbed"
 SANDBOX_TOOLS = "/opt/postgame-harness"
 SANDBOX_UID = 1000
 SANDBOX_USER = "sandbox"
+SANDBOX_ENV = "/opt/postgame-env"  # a per-repository environment (venv): built there, mounted read-only there
+SANDBOX_BUILD = "/opt/postgame-build"  # an environment build's scratch: TMPDIR/HOME and copies of local packages

@@ -16,7 +16,7 @@ import json
 import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evals.harness import grading
 from evals.harness.constants import GradeStatus, Resolution
@@ -24,8 +24,12 @@ from evals.harness.instance import Instance
 from evals.harness.testrun import TestRun, run_tests
 from postgame.settings.harness import HarnessSettings
 
+if TYPE_CHECKING:
+    from evals.harness.repoenv import EnvCache
+
 # Settings that cannot change a grade are left out of the cache key.
-_KEY_EXCLUDE = {"workers", "cache_dir", "work_dir", "keep_workdir", "max_log_kb", "reruns"}
+_KEY_EXCLUDE = {"workers", "cache_dir", "work_dir", "keep_workdir", "max_log_kb", "reruns", "env_build_network",
+                "env_build_timeout_s", "env_store_prefix"}
 
 
 @dataclass
@@ -85,8 +89,9 @@ class GradeCache:
 
     @staticmethod
     def key(instance: Instance, patch: str, settings: HarnessSettings, reruns: int = 0) -> str:
-        ident = instance.model_dump(include={"instance_id", "repo", "base_commit", "test_patch", "FAIL_TO_PASS",
-                                             "PASS_TO_PASS", "test_cmd", "environment"})
+        fields = {"instance_id", "repo", "base_commit", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS", "test_cmd",
+                  "environment"}
+        ident = instance.model_dump(include=fields | ({"env_spec"} if instance.env_spec is not None else set()))
         payload = json.dumps([ident, patch, settings.model_dump(mode="json", exclude=_KEY_EXCLUDE), reruns],
                              sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()
@@ -142,10 +147,12 @@ def _flaky(runs: list[TestRun]) -> list[str]:
 
 
 def evaluate(instance: Instance, patch: str | None, *, repos_dir: str | Path | None, settings: HarnessSettings,
-             cache: GradeCache | None = None, reruns: int | None = None, model_name_or_path: str = "") -> GradeResult:
-    """Grade `patch` on `instance` like SWE-bench (see grading.py). Never raises."""
+             cache: GradeCache | None = None, reruns: int | None = None, model_name_or_path: str = "",
+             envs: EnvCache | None = None) -> GradeResult:
+    """Grade `patch` on `instance` like SWE-bench (see grading.py). Never raises. `envs`: where per-repository
+    environments (instances with `env_spec`) are kept; default the process-wide local cache."""
     try:
-        return _evaluate(instance, patch or "", repos_dir, settings, cache, reruns, model_name_or_path)
+        return _evaluate(instance, patch or "", repos_dir, settings, cache, reruns, model_name_or_path, envs)
     except Exception as exc:  # noqa: BLE001 - a harness bug is an infrastructure error, never a crash of the batch
         return error_result(instance.instance_id, f"harness error: {type(exc).__name__}: {exc}", model_name_or_path)
 
@@ -172,7 +179,8 @@ def _empty_patch(instance: Instance, repos_dir: str | Path | None, settings: Har
 
 
 def _evaluate(instance: Instance, patch: str, repos_dir: str | Path | None, settings: HarnessSettings,
-              cache: GradeCache | None, reruns: int | None, model_name_or_path: str) -> GradeResult:
+              cache: GradeCache | None, reruns: int | None, model_name_or_path: str,
+              envs: EnvCache | None = None) -> GradeResult:
     reruns = settings.reruns if reruns is None else reruns
     key = GradeCache.key(instance, patch, settings, reruns) if cache is not None else ""
     if cache is not None and (hit := cache.get(key)) is not None:
@@ -180,10 +188,11 @@ def _evaluate(instance: Instance, patch: str, repos_dir: str | Path | None, sett
     if not patch.strip():
         result = _empty_patch(instance, repos_dir, settings, model_name_or_path)
     else:
-        runs = [run_tests(instance, patch, repos_dir=repos_dir, settings=settings)]
+        runs = [run_tests(instance, patch, repos_dir=repos_dir, settings=settings, envs=envs)]
         first = runs[0]
         if first.patch_applied and not first.infra_error:
-            runs += [run_tests(instance, patch, repos_dir=repos_dir, settings=settings) for _ in range(reruns)]
+            runs += [run_tests(instance, patch, repos_dir=repos_dir, settings=settings, envs=envs)
+                     for _ in range(reruns)]
         status, res, reward, tests_status = _grade(instance, first, settings)
         log = first.log + "".join(f"\n---- rerun {n}: {len(r.statuses)} results, infra error: {r.infra_error}"
                                   for n, r in enumerate(runs[1:], 1))

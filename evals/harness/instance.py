@@ -2,8 +2,9 @@
 
 An instance: `instance_id, repo, base_commit, problem_statement, patch` (gold), `test_patch, FAIL_TO_PASS,
 PASS_TO_PASS` (lists of pytest node ids, or JSON strings of lists as SWE-bench ships them), optional `test_cmd`
-(default: `python -m pytest -rA` over the files test_patch touches) and `environment` (a folder or `.tar.gz` of the
-repository at base; relative paths are resolved against the instances file). Extra fields are kept.
+(default: `python -m pytest -rA` over the files test_patch touches), `environment` (a folder or `.tar.gz` of the
+repository at base; relative paths are resolved against the instances file) and `env_spec` (the repository's own
+Python environment, see `EnvSpec` and `repoenv.py`). Extra fields are kept.
 
 A prediction: `instance_id, model_name_or_path, model_patch`.
 
@@ -39,6 +40,24 @@ def _as_list(value: Any) -> list[str]:
     return list(value)
 
 
+class EnvSpec(BaseModel):
+    """A repository's own Python environment: a venv built once (sandboxed), cached, mounted read-only for its runs.
+
+    Its packages come first on the test run's sys.path; the harness's own environment (pytest among it) comes after
+    them, so the harness's result plugin always loads and a repository may still pin its own pytest (>= 7)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pip_packages: list[str] = Field(default_factory=list, description=(
+        "Arguments of one `pip install`, in order: requirement strings (`attrs==23.1.0`), local wheels / sdists / "
+        "project folders by absolute path, and pip options (`--find-links=/abs/dir`, `--no-build-isolation`)."))
+    install: str | None = Field(None, description=(
+        "Shell command run in a copy of the checkout at base_commit after the pip install, with the venv's bin first "
+        "on PATH (e.g. `pip install --no-deps -e .`)."))
+    python: str | None = Field(None, description="Python version the repository needs ('3.11', '3.11.7'); it must "
+                               "match the harness's Python (the venv is made from it), else the build fails.")
+
+
 class Instance(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
@@ -52,6 +71,7 @@ class Instance(BaseModel):
     PASS_TO_PASS: list[str] = Field(default_factory=list)
     test_cmd: str | None = None
     environment: str | None = None
+    env_spec: EnvSpec | None = None
 
     @field_validator("FAIL_TO_PASS", "PASS_TO_PASS", mode="before")
     @classmethod

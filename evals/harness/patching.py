@@ -21,7 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.harness.environment import GitSource
+from evals.harness.paths import UnsafePath, check_rel, through_symlink
 from evals.harness.searchreplace import SearchReplaceError, apply_edits, is_search_replace, parse_edits
+
+__all__ = ["ApplyResult", "UnsafePath", "apply_patch", "check_rel", "diff_paths", "file_state", "patch_paths",
+           "safe_restore", "safe_write", "through_symlink"]
 
 
 @dataclass(frozen=True)
@@ -31,10 +35,6 @@ class ApplyResult:
     error: str | None
     paths: tuple[str, ...]  # files the patch names (relative)
     log: str = ""
-
-
-class UnsafePath(ValueError):
-    pass
 
 
 def _unquote(path: str) -> str:
@@ -100,23 +100,6 @@ def patch_paths(patch: str) -> list[str]:
         except SearchReplaceError:
             return []
     return diff_paths(patch)
-
-
-def check_rel(rel: str) -> str:
-    p = Path(rel)
-    if p.is_absolute() or ".." in p.parts or ".git" in p.parts or not p.parts or rel.startswith("~"):
-        raise UnsafePath(f"unsafe path {rel!r}")
-    return p.as_posix()
-
-
-def through_symlink(copy_dir: Path, rel: str) -> bool:
-    """Whether a folder on the way to `rel` is a symlink (reading through it could reach the host)."""
-    cur = copy_dir
-    for part in Path(rel).parts[:-1]:
-        cur = cur / part
-        if cur.is_symlink():
-            return True
-    return False
 
 
 def _mode(path: Path) -> int:

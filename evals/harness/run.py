@@ -22,12 +22,15 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evals.harness.constants import GradeStatus
 from evals.harness.evaluator import GradeCache, GradeResult, error_result, evaluate
 from evals.harness.instance import Instance, Prediction
 from postgame.settings.harness import HarnessSettings
+
+if TYPE_CHECKING:
+    from evals.harness.repoenv import EnvCache
 
 
 @dataclass
@@ -97,10 +100,12 @@ def _progress(total: int, enabled: bool):
 
 def run_evaluation(instances: Iterable[Instance], predictions: Iterable[Prediction], *, repos_dir: str | Path | None,
                    out_dir: str | Path, settings: HarnessSettings, workers: int | None = None,
-                   reruns: int | None = None, progress: bool = True, cache: GradeCache | None = None) -> RunReport:
+                   reruns: int | None = None, progress: bool = True, cache: GradeCache | None = None,
+                   envs: EnvCache | None = None) -> RunReport:
     """Grade every prediction whose instance is known; write the reports; return the run report.
 
-    `workers` and `reruns` default to the settings (`workers: 0` = one per core).
+    `workers` and `reruns` default to the settings (`workers: 0` = one per core). `envs` keeps per-repository
+    environments (instances with `env_spec`): pass one with the object store to share builds across machines.
     """
     from evals.harness.sandbox import choose_mode
 
@@ -119,7 +124,7 @@ def run_evaluation(instances: Iterable[Instance], predictions: Iterable[Predicti
             d.mkdir(parents=True, exist_ok=True)
             _write(d / "patch.diff", pred.model_patch)
             result = evaluate(instance, pred.model_patch, repos_dir=repos_dir, settings=settings, cache=cache,
-                              reruns=reruns, model_name_or_path=pred.model_name_or_path)
+                              reruns=reruns, model_name_or_path=pred.model_name_or_path, envs=envs)
             _write(d / "test_output.txt", result.log)
             _write(d / "report.json", json.dumps({instance.instance_id: result.to_report()}, indent=2))
             return result

@@ -21,8 +21,9 @@ What it does NOT protect against, said plainly:
 - in `rlimits` mode: reading any file the harness user can read, the network, and processes that `setsid()` away
   when no cgroup is available;
 - CPU or disk bandwidth starvation of neighbours (no cpu/io cgroup), and /proc information about the host's CPUs;
-- filling the disk through the copy: RLIMIT_FSIZE caps each file, not the total (put `eval.work_dir` on a
-  size-capped tmpfs where that matters);
+- filling the copy's file system: RLIMIT_FSIZE caps each file, not the total. By default the copy is on /dev/shm
+  (tmpfs), where what a run writes is memory charged to its memory cgroup when one is available; on a disk
+  (`eval.work_dir`, or no roomy tmpfs) nothing caps the total;
 - tampering with pytest from inside the test process itself (see `inside/pg_results.py`).
 """
 
@@ -104,6 +105,30 @@ def _synthetic_etc() -> Path:
     return _etc_dir
 
 
+_build_etc_dir: Path | None = None
+# Host files a network-enabled environment build may read (name resolution, CA certificates, pip's own config).
+_BUILD_ETC = ("resolv.conf", "nsswitch.conf", "host.conf", "gai.conf", "pip.conf")
+
+
+def _build_etc() -> Path:
+    """/etc for an environment build with network: the synthetic one plus name resolution and pip's config."""
+    global _build_etc_dir
+    base = _synthetic_etc()
+    with _etc_lock:
+        if _build_etc_dir is None:
+            d = Path(tempfile.mkdtemp(prefix="postgame-build-etc-"))
+            for f in base.iterdir():
+                shutil.copyfile(f, d / f.name)
+            for name in _BUILD_ETC:
+                if Path("/etc", name).is_file():
+                    shutil.copyfile(Path("/etc", name), d / name)
+            (d / "ssl").mkdir()
+            d.chmod(0o755)
+            atexit.register(shutil.rmtree, d, True)
+            _build_etc_dir = d
+    return _build_etc_dir
+
+
 def _root_links() -> list[str]:
     args: list[str] = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
@@ -115,12 +140,13 @@ def _root_links() -> list[str]:
     return args
 
 
-def sandbox_env(home: str, *, plugin_autoload: bool = False) -> dict[str, str]:
+def sandbox_env(home: str, *, plugin_autoload: bool = False, bin_dir: str | None = None) -> dict[str, str]:
     """The whole environment of the sandboxed process: nothing from the host.
 
     pytest's plugin autoload is off unless `eval.pytest_plugin_autoload` says otherwise: the harness's venv carries
-    plugins the repository under test never asked for, and discovering them is ~20% of a short run's CPU."""
-    path = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+    plugins the repository under test never asked for, and discovering them is ~20% of a short run's CPU.
+    `bin_dir` (a per-repository environment's `bin`) comes first on PATH."""
+    path = f"{bin_dir or Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
     env = {"PATH": path, "HOME": home, "USER": SANDBOX_USER, "LOGNAME": SANDBOX_USER, "LANG": "C.UTF-8",
            "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp" if home == "/tmp" else home}
     if not plugin_autoload:
@@ -128,14 +154,24 @@ def sandbox_env(home: str, *, plugin_autoload: bool = False) -> dict[str, str]:
     return env
 
 
-def bwrap_args(settings: HarnessSettings, copy_dir: Path, env: dict[str, str], *, disable_userns: bool = True) -> list[str]:
+Bind = tuple[str, str, bool]  # (host path, path inside, writable)
+
+
+def bwrap_args(settings: HarnessSettings, copy_dir: Path, env: dict[str, str], *, disable_userns: bool = True,
+               binds: tuple[Bind, ...] = (), network: bool = False) -> list[str]:
+    """bubblewrap's flags. `binds` are extra folders or files (a per-repository environment, read-only for test runs);
+    `network` shares the host's network (environment builds only, when `eval.env_build_network` allows it)."""
     tmp = settings.tmp_size_mb * _MB
     args = [
-        "bwrap", "--unshare-all", "--unshare-user", *(["--disable-userns"] if disable_userns else []),
-        "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--hostname", "sandbox",
+        "bwrap", "--unshare-all", *(["--share-net"] if network else []), "--unshare-user",
+        *(["--disable-userns"] if disable_userns else []),
+        "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+        "--hostname", "sandbox",
         *_root_links(),
-        "--ro-bind", str(_synthetic_etc()), "/etc",
+        "--ro-bind", str(_build_etc() if network else _synthetic_etc()), "/etc",
     ]
+    if network and Path("/etc/ssl").is_dir():
+        args += ["--ro-bind", "/etc/ssl", "/etc/ssl"]
     args += [
         "--ro-bind", str(TOOLS_DIR), SANDBOX_TOOLS,
         "--bind", str(copy_dir), SANDBOX_TESTBED,
@@ -148,6 +184,8 @@ def bwrap_args(settings: HarnessSettings, copy_dir: Path, env: dict[str, str], *
     # After the private /tmp: a Python (venv) that lives under /tmp, as in a CI clone there, must not be hidden by it.
     for d in _python_dirs():
         args += ["--ro-bind", d, d]
+    for src, dest, writable in binds:
+        args += ["--bind" if writable else "--ro-bind", src, dest]
     args += [
         "--remount-ro", "/",
         "--chdir", SANDBOX_TESTBED,
@@ -230,14 +268,23 @@ def run(
     stdout_fd: int,
     pass_fds: tuple[int, ...],
     settings: HarnessSettings,
+    binds: tuple[Bind, ...] = (),
+    network: bool = False,
+    bin_dir: str | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> SandboxRun:
     """Run `argv` (paths as seen inside) contained; kill the whole tree at `settings.timeout_s`.
 
+    `binds`, `network`, `bin_dir` and `extra_env` serve per-repository environments (bwrap mode only): the
+    environment's folder, the build's network, its `bin` first on PATH, pip's settings for a build.
     Raises OSError when the sandbox itself cannot be set up (cgroup creation, exec failure): infrastructure.
     """
-    env = sandbox_env("/tmp" if mode == "bwrap" else str(home_dir), plugin_autoload=settings.pytest_plugin_autoload)
+    env = sandbox_env("/tmp" if mode == "bwrap" else str(home_dir), plugin_autoload=settings.pytest_plugin_autoload,
+                      bin_dir=bin_dir)
+    env.update(extra_env or {})
     if mode == "bwrap":
-        flags = bwrap_args(settings, copy_dir, env, disable_userns=probe(settings).disable_userns)
+        flags = bwrap_args(settings, copy_dir, env, disable_userns=probe(settings).disable_userns, binds=binds,
+                           network=network)
         cmd, popen_env, cwd = flags + argv, {"PATH": "/usr/bin:/bin"}, None
     else:
         cmd, popen_env, cwd = list(argv), env, str(copy_dir)

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from evals.harness.paths import check_rel, through_symlink
+
 _START = re.compile(r"^<{5,9} SEARCH\s*$")
 _MID = re.compile(r"^={5,9}\s*$")
 _END = re.compile(r"^>{5,9} REPLACE\s*$")
@@ -130,8 +132,6 @@ def replace_once(content: str, search: str, replace: str) -> str | None:
 
 def apply_edits(root: Path, edits: list[Edit], *, write: Callable[[Path, str, bytes], None]) -> None:
     """Apply every edit in memory, then write them all with `write(root, rel, data)`; raise if any fails."""
-    from evals.harness.patching import check_rel, through_symlink  # local: patching imports this module
-
     contents: dict[str, str | None] = {}
     for n, edit in enumerate(edits, start=1):
         rel = check_rel(edit.path)

@@ -27,11 +27,19 @@ class HarnessSettings(BaseModel):
     reruns: int = Field(0, ge=0, description="Extra runs of each test command; tests whose results disagree are reported as flaky.")
     partial_credit: bool = Field(False, description="RL reward = fraction of FAIL_TO_PASS passing when every PASS_TO_PASS passes (else 1.0 FULL / 0.0).")
     cache_dir: Path | None = Field(None, description="Keeps base exports and graded results across processes; empty = a temporary folder per process.")
-    work_dir: Path | None = Field(None, description="Where each run's fresh copy is made; empty = the system temp folder.")
+    work_dir: Path | None = Field(None, description="Where each run's fresh copy is made; empty = /dev/shm when it is "
+                                  "a tmpfs with >= 1 GiB free (much faster than a busy disk), else the system temp folder.")
     keep_workdir: bool = Field(False, description="Keep each run's copy for debugging instead of deleting it.")
     pytest_plugin_autoload: bool = Field(False, description="Let pytest load every plugin installed beside it (repos "
                                                             "that need pytest plugins); off = only the harness's own.")
     max_log_kb: int = Field(1024, ge=16, description="Test output kept in TestRun.log and test_output.txt (the tail beyond this is cut).")
+    env_build_network: bool = Field(False, description=(
+        "Give the sandboxed build of a per-repository environment (an instance's env_spec) the host's network and "
+        "pip settings, for downloads; test runs never have network. Off = local paths / wheels only (pip --no-index)."))
+    env_build_timeout_s: float = Field(900.0, gt=0, description="Wall-clock limit of one per-repository environment "
+                                       "build (venv + pip install + install command).")
+    env_store_prefix: str = Field("eval/envs", min_length=1, description="Object-store prefix of built per-repository "
+                                  "environments (<prefix>/<sha256>.tar.gz, and <prefix>/by-key/<key>.json).")
 
     @model_validator(mode="after")
     def _check(self) -> HarnessSettings:

@@ -93,3 +93,44 @@ def test_plugin_flags_are_kept():
     data = "\n".join([rec("start"), rec("finish", exitstatus=0, tampering=["plugin registered during the run: x"])])
     parsed = parse_records(data.encode(), TOKEN)
     assert parsed.tampering == ["plugin registered during the run: x"]
+
+
+def sub(nodeid, outcome, wasxfail=False):
+    return rec("report", nodeid=nodeid, when="call", outcome=outcome, wasxfail=wasxfail, subtest=True, label="(i=1)")
+
+
+@pytest.mark.parametrize(
+    "subtests,kwargs,status",
+    [
+        (["passed", "passed"], dict(), "PASSED"),
+        (["passed", "failed"], dict(), "FAILED"),  # unittest: the test's own call report still says passed
+        (["failed"], dict(call="failed"), "FAILED"),  # the subtests fixture: pytest fails the test itself too
+        (["skipped", "passed"], dict(), "PASSED"),
+        (["failed"], dict(call="skipped", wasxfail=True), "FAILED"),
+        (["failed"], dict(teardown="failed"), "ERROR"),
+        (["weird"], dict(), "FAILED"),  # an outcome pytest never writes passes nothing
+        ([], dict(), "PASSED"),
+    ],
+)
+def test_subtests_can_only_take_a_test_down(subtests, kwargs, status):
+    setup, *rest = phases("t.py::a", **kwargs)
+    data = run(setup, extra=[])  # start, collection, setup, finish
+    lines = data.decode().splitlines()[:-1] + [sub("t.py::a", o) for o in subtests]
+    lines += [rec("report", nodeid=n, when=w, outcome=o, wasxfail=x) for n, w, o, x in rest]
+    lines.append(rec("finish", exitstatus=0, tampering=[]))
+    parsed = parse_records(("\n".join(lines) + "\n").encode(), TOKEN)
+    assert not parsed.tampering
+    assert parsed.statuses == {"t.py::a": status}
+    assert bool(parsed.failed_subtests) == (status == "FAILED" or (status == "ERROR" and subtests == ["failed"]))
+
+
+def test_a_second_call_report_that_is_not_a_subtest_is_still_tampering():
+    extra = [sub("t.py::a", "passed"), rec("report", nodeid="t.py::a", when="call", outcome="passed", wasxfail=False)]
+    parsed = parse_records(run(*phases("t.py::a", call="failed"), extra=extra), TOKEN)
+    assert parsed.tampering == ["t.py::a call reported twice"] and parsed.statuses == {}
+
+
+def test_a_subtest_flag_outside_the_call_phase_is_an_ordinary_report():
+    extra = [rec("report", nodeid="t.py::a", when="setup", outcome="passed", wasxfail=False, subtest=True)]
+    parsed = parse_records(run(*phases("t.py::a"), extra=extra), TOKEN)
+    assert parsed.tampering and parsed.statuses == {}

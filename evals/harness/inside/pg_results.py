@@ -1,11 +1,11 @@
 """The results plugin, loaded inside the sandbox from outside the repository (see pg_launch.py).
 
 It writes one JSON record per line, each carrying the run's token, to a file descriptor the harness opened outside
-the sandboxed copy: the
-"start" record, every test report (`nodeid, when, outcome, wasxfail`), collection errors, and a "finish" record with
-pytest's exit status and any sign of tampering: plugins or hook implementations registered after collection began
-(conftest files excepted: the harness has already reverted those the model wrote), or core pytest functions
-replaced during the run. Text printed on stdout never counts.
+the sandboxed copy: the "start" record, every test report (`nodeid, when, outcome, wasxfail`, and `subtest` + `label`
+for a subtest's report), collection errors, and a "finish" record with pytest's exit status and any sign of
+tampering: plugins or hook implementations registered after collection began (conftest files excepted: the harness
+has already reverted those the model wrote), or core pytest functions replaced during the run. Text printed on stdout
+never counts.
 
 Limits, said plainly: the code under test runs in this very process. It can write forged records to the same
 descriptor (the token makes that need a search of this process's memory), or patch pytest in ways these checks do
@@ -48,6 +48,32 @@ _WATCHED_FUNCS = (
     (_pytest.python, "pytest_pyfunc_call"),
 )
 _INTERNAL = ("_pytest", "pytest", "pluggy")
+# Subtest reports: pytest >= 9's built-in `SubtestReport` (unittest `subTest`, the `subtests` fixture) and the
+# `pytest-subtests` plugin's `SubTestReport`. Both are TestReports with a `.context` holding `msg` and `kwargs`, and
+# come as extra "call" reports under the test's own node id.
+_SUBTEST_CLASSES = ("SubtestReport", "SubTestReport")
+
+
+def _is_subtest(report):
+    if report.when != "call" or not isinstance(report, _pytest.reports.TestReport):
+        return False
+    context = getattr(report, "context", None)
+    return (
+        any(cls.__name__ in _SUBTEST_CLASSES for cls in type(report).__mro__)
+        and hasattr(context, "msg")
+        and hasattr(context, "kwargs")
+    )
+
+
+def _subtest_label(report):
+    try:
+        context = report.context
+        parts = [f"[{context.msg}]"] if context.msg is not None else []
+        if context.kwargs:
+            parts.append("(" + ", ".join(f"{k}={v}" for k, v in context.kwargs.items()) + ")")
+        return " ".join(parts)[:200] or "(<subtest>)"
+    except Exception:  # noqa: BLE001 - a label is for the log only
+        return "(<subtest>)"
 
 
 class ResultsPlugin:
@@ -92,15 +118,16 @@ class ResultsPlugin:
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report):
-        self.emit(
-            {
-                "event": "report",
-                "nodeid": report.nodeid,
-                "when": report.when,
-                "outcome": report.outcome,
-                "wasxfail": hasattr(report, "wasxfail"),
-            }
-        )
+        record = {
+            "event": "report",
+            "nodeid": report.nodeid,
+            "when": report.when,
+            "outcome": report.outcome,
+            "wasxfail": hasattr(report, "wasxfail"),
+        }
+        if _is_subtest(report):
+            record.update(subtest=True, label=_subtest_label(report))
+        self.emit(record)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session, exitstatus):
