@@ -74,8 +74,10 @@ def _grades(report) -> dict:
 
 
 def test_ingest_and_evaluation_on_dask_match_the_default_runner(prefect_api, world):
-    default_summary, default_report = run_both(world, "default", None)
+    # Dask first: after a ProcessPoolTaskRunner ran in this process, Dask refused to pickle the task body by name
+    # ("not the same object as postgame.runners.apply"); not understood yet, see the report of issue 14.
     dask_summary, dask_report = run_both(world, "dask", dask_runner())
+    default_summary, default_report = run_both(world, "default", None)
 
     assert default_summary.records_ingested > 40 and sum(default_summary.quarantined.values()) > 20
     assert dask_summary.model_dump(exclude={"snapshot_uri", "manifest_uri"}) == default_summary.model_dump(
