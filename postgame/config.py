@@ -22,6 +22,7 @@ from postgame.errors import ConfigError
 from postgame.settings.factory import FactorySettings
 from postgame.settings.harness import HarnessSettings
 from postgame.settings.ingest import IngestSettings
+from postgame.settings.operate import OperateSettings
 from postgame.settings.validate import ValidateSettings
 
 ENV_PREFIX = "POSTGAME_"
@@ -142,6 +143,8 @@ class Config(_Section):
                                                  "still read, the section's old name).")
     promote: PromoteSettings = PromoteSettings()
     cost: CostSettings = CostSettings()
+    operate: OperateSettings = Field(OperateSettings(), description="Continuous operation: schedule, one cycle at "
+                                     "a time, retries, service timeouts, auth.")
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
