@@ -22,10 +22,9 @@ claimed by the cycle that works on them (`postgame.ledger.claim`), so a cycle st
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from flows.cycle import continuous_cycle
 from postgame import runtime
 from postgame.config import Config
 from postgame.errors import PostgameError
@@ -62,6 +61,8 @@ def logs_landed_trigger(cfg: Config, config_path: str | None):
 
 def to_deployment(cfg: Config, config_path: str | None):
     """The RunnerDeployment `postgame serve` registers (composition only: every value comes from the config)."""
+    from flows.cycle import continuous_cycle
+
     return continuous_cycle.to_deployment(
         name=cfg.operate.deployment, cron=cfg.operate.schedule_cron or None, concurrency_limit=concurrency(cfg),
         triggers=[logs_landed_trigger(cfg, config_path)], parameters=parameters(config_path),
@@ -81,8 +82,9 @@ def client_settings(cfg: Config) -> dict:
             **({PREFECT_API_AUTH_STRING: ":".join(auth)} if auth else {})}
 
 
-def serve(cfg: Config, config_path: str | None, *, webserver_port: int | None = None) -> None:
-    """Register the deployment and run its flow runs until stopped (SIGTERM/Ctrl-C)."""
+def serve(cfg: Config, config_path: str | None, *, webserver: bool = False) -> None:
+    """Register the deployment and run its flow runs until stopped (SIGTERM/Ctrl-C). `webserver`: the runner's
+    /health on PREFECT_RUNNER_SERVER_HOST/PORT (read from the environment at start; `postgame up --serve` sets them)."""
     import os
 
     from prefect import serve as prefect_serve
@@ -91,15 +93,11 @@ def serve(cfg: Config, config_path: str | None, *, webserver_port: int | None = 
     from tasks.resume import save_result_storage
 
     updates = client_settings(cfg)
-    if webserver_port:  # the runner's /health, which `postgame up --serve` waits for
-        from prefect.settings import PREFECT_RUNNER_SERVER_HOST, PREFECT_RUNNER_SERVER_PORT
-
-        updates |= {PREFECT_RUNNER_SERVER_HOST: cfg.stack.host, PREFECT_RUNNER_SERVER_PORT: webserver_port}
     # flow runs are subprocesses of the runner: they find the API (and the auth string) in the environment
     os.environ.update({s.name: str(v) for s, v in updates.items()})
     with temporary_settings(updates=updates):
         save_result_storage(cfg)
-        prefect_serve(to_deployment(cfg, config_path), pause_on_shutdown=False, webserver=bool(webserver_port))
+        prefect_serve(to_deployment(cfg, config_path), pause_on_shutdown=False, webserver=webserver)
 
 
 # --- reading it back: postgame status / trigger ---------------------------------------------------------------------
@@ -128,17 +126,23 @@ class DeploymentInfo:
         return asdict(self)
 
 
+def _api_url(cfg: Config) -> str | None:
+    """The stack's Prefect API as `postgame up` recorded it (no probing of the other services: status stays quick)."""
+    prefect = ((runtime.recorded_stack(cfg) or {}).get("services") or {}).get("prefect")
+    return prefect["url"] + "/api" if prefect else None
+
+
 def _api(cfg: Config):
     import httpx
 
-    api = runtime.resolve(cfg).prefect_api_url
+    api = _api_url(cfg)
     if not api:
         raise PostgameError("no Prefect server: start the stack with `postgame up --serve`")
     return httpx.Client(base_url=api + "/", auth=runtime.prefect_auth(cfg), timeout=cfg.operate.service_timeout_s)
 
 
 def _ui(cfg: Config) -> str:
-    return (runtime.resolve(cfg).prefect_api_url or "").removesuffix("/api")
+    return (_api_url(cfg) or "").removesuffix("/api")
 
 
 def deployment_info(cfg: Config, *, runs: int = 5) -> DeploymentInfo | None:
@@ -149,12 +153,13 @@ def deployment_info(cfg: Config, *, runs: int = 5) -> DeploymentInfo | None:
             return None
         resp.raise_for_status()
         dep = resp.json()
-        flow_runs = api.post("flow_runs/filter", json={"deployments": {"id": {"any_": [dep["id"]]}},
-                                                        "sort": "EXPECTED_START_TIME_DESC", "limit": runs})
+        flow_runs = api.post("flow_runs/filter", json={  # runs that started or wait to (not the future schedule)
+            "deployments": {"id": {"any_": [dep["id"]]}}, "sort": "EXPECTED_START_TIME_DESC", "limit": runs,
+            "flow_runs": {"expected_start_time": {"before_": datetime.now(UTC).isoformat()}}})
         flow_runs.raise_for_status()
     ui = _ui(cfg)
     schedules = [s["schedule"].get("cron") or str(s["schedule"]) for s in dep.get("schedules", [])]
-    limit = dep.get("concurrency_limit")
+    limit = (dep.get("global_concurrency_limit") or {}).get("limit") or dep.get("concurrency_limit")
     options = dep.get("concurrency_options") or {}
     return DeploymentInfo(
         id=dep["id"], name=deployment_name(cfg), schedules=schedules, paused=bool(dep.get("paused")),

@@ -18,9 +18,9 @@ from postgame import runtime
 from postgame.console import echo_json
 
 
-def serve(runner_port: int = typer.Option(0, "--runner-port", help="Serve the runner's /health on this port "
-                                                                       "(what `postgame up --serve` waits for).")
-          ) -> None:
+def serve(health: bool = typer.Option(False, "--health", help="Serve the runner's /health (on "
+                                                                "PREFECT_RUNNER_SERVER_HOST/PORT), which "
+                                                                "`postgame up --serve` waits for.")) -> None:
     """Register the deployment `continuous-cycle/<operate.deployment>` (schedule, limit, trigger) and run its cycles."""
     from flows.deploy import deployment_name
     from flows.deploy import serve as serve_deployment
@@ -28,7 +28,7 @@ def serve(runner_port: int = typer.Option(0, "--runner-port", help="Serve the ru
     cfg = runtime.current_config()
     typer.echo(f"serving {deployment_name(cfg)} (schedule {cfg.operate.schedule_cron or 'none'}, one cycle at a time: "
                f"{cfg.operate.concurrency}); stop with Ctrl-C")
-    serve_deployment(cfg, runtime.config_path_arg(), webserver_port=runner_port or None)
+    serve_deployment(cfg, runtime.config_path_arg(), webserver=health)
 
 
 def trigger(reason: str = typer.Option("api: postgame trigger", "--reason", help="Why: shown on the flow run."),

@@ -55,6 +55,8 @@ class OperateSettings(BaseModel):
                                "is cancelled with a message (refuse).")
     event_debounce_s: int = Field(60, ge=1, description="A burst of `postgame.logs.landed` events within this many "
                                                         "seconds starts one cycle.")
+    runner_port: int = Field(4210, ge=1, le=65535, description="`postgame up --serve`: the deployment runner's "
+                                                                  "/health port (loopback).")
     watch_interval_s: float = Field(30.0, gt=0, description="`postgame watch` polls the log source this often.")
     retries: int = Field(3, ge=0, le=10, description="Retries of a stage on a transient error (S3, MLflow, Prefect "
                                                      "API unreachable, HTTP 5xx/429); never on bad data or a gate.")
@@ -65,7 +67,8 @@ class OperateSettings(BaseModel):
     mlflow_http_timeout_s: int = Field(10, ge=1, description="MLFLOW_HTTP_REQUEST_TIMEOUT for the client.")
     mlflow_http_retries: int = Field(2, ge=0, description="MLFLOW_HTTP_REQUEST_MAX_RETRIES for the client (its "
                                                           "default, 7 with backoff, waits minutes on a dead server).")
-    mlflow_http_backoff: float = Field(0.5, ge=0, description="MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR for the client.")
+    mlflow_http_backoff: int = Field(1, ge=0, description="MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR for the client (an "
+                                                          "integer: MLflow parses it as one).")
     auth: AuthSettings = AuthSettings()
 
     @model_validator(mode="after")
