@@ -65,7 +65,8 @@ def to_deployment(cfg: Config, config_path: str | None):
 
     return continuous_cycle.to_deployment(
         name=cfg.operate.deployment, cron=cfg.operate.schedule_cron or None, concurrency_limit=concurrency(cfg),
-        triggers=[logs_landed_trigger(cfg, config_path)], parameters=parameters(config_path),
+        triggers=[logs_landed_trigger(cfg, config_path)] if cfg.operate.event_trigger else [],
+        parameters=parameters(config_path),
         description="One continuous-training cycle: ingest → validate → curate → train → evaluate → promote.",
         tags=["postgame", cfg.tracking.registered_model])
 

@@ -53,6 +53,8 @@ class OperateSettings(BaseModel):
     concurrency: Literal["enqueue", "refuse"] = Field(
         "enqueue", description="One cycle at a time: a second run of the deployment waits for the first (enqueue) or "
                                "is cancelled with a message (refuse).")
+    event_trigger: bool = Field(True, description="Start a cycle when `postgame.logs.landed` arrives (else: schedule "
+                                                  "and API only).")
     event_debounce_s: int = Field(60, ge=1, description="A burst of `postgame.logs.landed` events within this many "
                                                         "seconds starts one cycle.")
     runner_port: int = Field(4210, ge=1, le=65535, description="`postgame up --serve`: the deployment runner's "
