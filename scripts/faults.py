@@ -231,7 +231,8 @@ def cached_stages(suite: Suite, flow_run_id: str | None) -> list[str]:
 
 
 def latest_flow_run(suite: Suite) -> dict:
-    return suite.post("flow_runs/filter", {"sort": "START_TIME_DESC", "limit": 1})[0]
+    return suite.post("flow_runs/filter", {"sort": "START_TIME_DESC", "limit": 1, "flow_runs": {
+        "start_time": {"is_null_": False}, "state": {"type": {"any_": ["COMPLETED", "FAILED", "CRASHED"]}}}})[0]
 
 
 # --- the faults ------------------------------------------------------------------------------------------------------
