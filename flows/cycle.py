@@ -14,26 +14,29 @@ from prefect.runtime import flow_run
 
 from postgame import runtime
 from postgame.config import Config, load_config
+from tasks.claim import claim
 from tasks.curate import curate
 from tasks.evaluate import evaluate
 from tasks.ingest import ingest
 from tasks.promote import promote
 from tasks.report import CycleReport, nothing_to_learn, open_cycle_run, report
-from tasks.train import train
+from tasks.resume import RESULTS_BLOCK
+from tasks.train import train, training_run
 from tasks.validate import validate
 
 
-@flow(name="continuous-cycle")
-def continuous_cycle(source: str | None = None, config_path: str | None = None) -> CycleReport:
+@flow(name="continuous-cycle", persist_result=True, result_storage=RESULTS_BLOCK)  # resumable: tasks/resume.py
+def continuous_cycle(source: str | None = None, config_path: str | None = None, reason: str = "") -> CycleReport:
+    """One cycle. `reason` says who asked (schedule, API, event); it is shown on the flow run."""
     cfg = load_config(config_path)
     stack = runtime.resolve(cfg, refresh=True)  # where the world is, once for this flow run
     start = open_cycle_run(cfg, flow_run.get_id() or "local")
-    data = ingest(cfg, source)
+    data = claim(cfg, ingest(cfg, source), flow_run.get_id() or "local")  # snapshots another cycle holds: not ours
     if not data.snapshot_ids:
         return nothing_to_learn(cfg, start, data, stack.urls())
     warnings = validate(cfg, data.snapshot_ids, start.run_id)
     dataset = curate(cfg, data.snapshot_ids)
-    candidate = train(cfg, dataset, start.run_id)
+    candidate = train(cfg, dataset, training_run(cfg, dataset, start.run_id))  # same run (folder) on a re-run
     evaluation = evaluate(cfg, candidate)
     promotion = promote(cfg, candidate, evaluation)
     return report(cfg, start, data, warnings, dataset, candidate, evaluation, promotion, stack.urls())
@@ -42,6 +45,7 @@ def continuous_cycle(source: str | None = None, config_path: str | None = None) 
 def prefect_settings(cfg: Config) -> dict:
     """Point Prefect at the stack's server, or at a private ephemeral one under home (never ~/.prefect)."""
     from prefect.settings import (
+        PREFECT_API_AUTH_STRING,
         PREFECT_API_URL,
         PREFECT_HOME,
         PREFECT_SERVER_ALLOW_EPHEMERAL_MODE,
@@ -51,7 +55,8 @@ def prefect_settings(cfg: Config) -> dict:
 
     api = runtime.resolve(cfg, refresh=True).prefect_api_url
     if api:
-        return {PREFECT_API_URL: api}
+        auth = runtime.prefect_auth(cfg)
+        return {PREFECT_API_URL: api, **({PREFECT_API_AUTH_STRING: ":".join(auth)} if auth else {})}
     # The ephemeral server starts in ~12 s on an idle 2-core machine; Prefect's 20 s default is too tight under load.
     return {PREFECT_API_URL: None, PREFECT_HOME: str(cfg.home / "prefect-ephemeral"),
             PREFECT_SERVER_ANALYTICS_ENABLED: False, PREFECT_SERVER_ALLOW_EPHEMERAL_MODE: True,
@@ -62,6 +67,9 @@ def run_cycle(config_path: str | None = None, source: str | None = None) -> Cycl
     """Run one cycle in this process against the stack (if up) or in-process. Returns the cycle report."""
     from prefect.settings import temporary_settings
 
+    from tasks.resume import save_result_storage
+
     cfg = load_config(config_path)
     with temporary_settings(updates=prefect_settings(cfg)):
+        save_result_storage(cfg)
         return continuous_cycle(source=source, config_path=str(config_path) if config_path else None)

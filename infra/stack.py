@@ -1,8 +1,13 @@
 """The local stack: a Prefect server, an MLflow tracking server and a SeaweedFS S3 store, on loopback.
 
-    postgame up      # start (idempotent), health-checked, logs under $POSTGAME_HOME/logs
-    postgame status  # URLs and health (--json)
-    postgame down    # stop every process it started
+    postgame up [--serve] [--auth]   # start (idempotent), health-checked, logs under $POSTGAME_HOME/logs
+    postgame status                  # URLs and health, the deployment and its last runs (--json)
+    postgame down                    # stop every process it started
+
+`--serve` adds the deployment's runner (`postgame serve`) once the servers are healthy. `--auth` turns on basic auth
+for the Prefect server (PREFECT_SERVER_API_AUTH_STRING) and MLflow (`--app-name basic-auth`), with the credentials of
+`operate.auth` (password from POSTGAME_AUTH_PASSWORD): they are passed in the services' environment, never on a
+command line, in `stack.json` or in a log.
 
 Each service runs in its own process group so that `down` leaves nothing behind. Its pid and URL are recorded in
 `$POSTGAME_HOME/stack.json`, which is how other commands find the stack.
@@ -27,6 +32,7 @@ from postgame.errors import StackError
 from postgame.runtime import EMBEDDED_S3_KEY, EMBEDDED_S3_SECRET, forget, process_alive, running_stack, stack_state_file
 
 SERVICES = ("s3", "mlflow", "prefect")
+RUNNER = "serve"  # the deployment's runner: started after SERVICES are healthy
 WEED_PORT_FLAGS = ("master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
                    "filer.port.grpc", "s3.port.grpc")
 
@@ -68,8 +74,8 @@ def _bin(name: str) -> str:
     return str(candidate) if candidate.exists() else name
 
 
-def service_specs(cfg: Config) -> dict[str, ServiceSpec]:
-    """The command lines of the three services, all data under cfg.home."""
+def service_specs(cfg: Config, *, auth: bool = False, config_file: str | None = None) -> dict[str, ServiceSpec]:
+    """The command lines of the three services (and the deployment's runner), all data under cfg.home."""
     s, home, host = cfg.stack, cfg.home, cfg.stack.host
     base_env = {"PYTHONUNBUFFERED": "1"}
     weed_dir = home / "seaweedfs"
@@ -102,7 +108,47 @@ def service_specs(cfg: Config) -> dict[str, ServiceSpec]:
              "PREFECT_UI_API_URL": f"http://{host}:{s.prefect_port}/api"},
         url=f"http://{host}:{s.prefect_port}", health_url=f"http://{host}:{s.prefect_port}/api/health",
         ports={"prefect": s.prefect_port}, ui=f"http://{host}:{s.prefect_port}")
-    return {"s3": s3, "mlflow": mlflow, "prefect": prefect}
+    runner_port = cfg.operate.runner_port
+    serve = ServiceSpec(
+        name=RUNNER,
+        argv=[sys.executable, "-m", "postgame", *(["--config", config_file] if config_file else []), "serve", "--health"],
+        env={**base_env, "PREFECT_API_URL": f"{prefect.url}/api", "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+             "PREFECT_HOME": str(home / "prefect-client"), "PREFECT_RUNNER_SERVER_HOST": host,
+             "PREFECT_RUNNER_SERVER_PORT": str(runner_port)},
+        url=f"http://{host}:{runner_port}", health_url=f"http://{host}:{runner_port}/health",
+        ports={"runner": runner_port}, ui=f"{prefect.ui}/deployments")
+    specs = {"s3": s3, "mlflow": mlflow, "prefect": prefect, RUNNER: serve}
+    if auth:
+        _with_auth(cfg, specs)
+    return specs
+
+
+def _with_auth(cfg: Config, specs: dict[str, ServiceSpec]) -> None:
+    """Basic auth on Prefect and MLflow; secrets go into the environment only."""
+    from postgame.errors import StackError
+
+    auth = cfg.operate.auth
+    user, password = auth.user(), auth.secret()
+    if not password:
+        raise StackError("auth is on but no password is set: export POSTGAME_AUTH_PASSWORD (or operate.auth.password)")
+    mlflow_dir = cfg.home / "mlflow"
+    ini = mlflow_dir / "basic_auth.ini"
+    specs["mlflow"].argv += ["--app-name", "basic-auth"]
+    specs["mlflow"].env |= {"MLFLOW_AUTH_CONFIG_PATH": str(ini), "MLFLOW_FLASK_SERVER_SECRET_KEY": auth.flask_key(),
+                            "MLFLOW_AUTH_ADMIN_USERNAME": user, "MLFLOW_AUTH_ADMIN_PASSWORD": password}
+    specs["prefect"].env["PREFECT_SERVER_API_AUTH_STRING"] = f"{user}:{password}"
+    specs[RUNNER].env |= {"PREFECT_API_AUTH_STRING": f"{user}:{password}", "MLFLOW_TRACKING_USERNAME": user,
+                          "MLFLOW_TRACKING_PASSWORD": password}
+
+
+def _write_auth_config(cfg: Config) -> None:
+    """MLflow's auth app keeps its users in a database of its own: under home, not in the server's working folder."""
+    mlflow_dir = cfg.home / "mlflow"
+    mlflow_dir.mkdir(parents=True, exist_ok=True)
+    ini = mlflow_dir / "basic_auth.ini"
+    ini.write_text("[mlflow]\ndefault_permission = READ\n"
+                   f"database_uri = sqlite:///{mlflow_dir / 'basic_auth.db'}\n"
+                   "authorization_function = mlflow.server.auth:authenticate_request_basic_auth\n")
 
 
 def port_free(host: str, port: int) -> bool:
@@ -146,11 +192,16 @@ def _write_s3_identities(cfg: Config) -> None:
     path.chmod(0o600)
 
 
-def up(cfg: Config, *, log=print, only: tuple[str, ...] = SERVICES) -> StackStatus:
-    """Start the services (all, or `only` some); wait until every one is healthy. Idempotent."""
-    specs = {name: spec for name, spec in service_specs(cfg).items() if name in only}
+def up(cfg: Config, *, log=print, only: tuple[str, ...] = SERVICES, serve: bool = False, auth: bool = False,
+       config_file: str | None = None) -> StackStatus:
+    """Start the services (all, or `only` some; with `serve` the deployment's runner after them); wait until every one
+    is healthy. Idempotent."""
+    auth = auth or cfg.operate.auth.enabled
+    all_specs = service_specs(cfg, auth=auth, config_file=config_file)
+    specs = {name: spec for name, spec in all_specs.items() if name in only}
+    wanted = set(specs) | ({RUNNER} if serve else set())
     current = running_stack(cfg)
-    if current and set(current["services"]) == set(specs) and all(healthy(s.health_url) for s in specs.values()):
+    if current and set(current["services"]) == wanted and all(healthy(all_specs[n].health_url) for n in wanted):
         log(f"stack already running (home {cfg.home})")
         return status(cfg)
     if current or stack_state_file(cfg).exists():  # half-alive stack from an earlier run: stop it first
@@ -167,7 +218,18 @@ def up(cfg: Config, *, log=print, only: tuple[str, ...] = SERVICES) -> StackStat
     (cfg.home / "mlflow" / "artifacts").mkdir(parents=True, exist_ok=True)
     (cfg.home / "prefect").mkdir(parents=True, exist_ok=True)
     _write_s3_identities(cfg)
-    state = {"home": str(cfg.home), "services": {}}
+    if auth:
+        _write_auth_config(cfg)
+    state: dict = {"home": str(cfg.home), "auth": auth, "services": {}}
+    _start(cfg, specs, state, log)
+    if serve:
+        _start(cfg, {RUNNER: all_specs[RUNNER]}, state, log)
+    forget()  # what this process resolved before the stack ran is stale now
+    return status(cfg)
+
+
+def _start(cfg: Config, specs: dict[str, ServiceSpec], state: dict, log) -> None:
+    logs = cfg.home / "logs"
     child_env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLFLOW_"))}
     for spec in specs.values():
         out = open(logs / f"{spec.name}.log", "ab")
@@ -192,8 +254,6 @@ def up(cfg: Config, *, log=print, only: tuple[str, ...] = SERVICES) -> StackStat
         down(cfg, log=lambda *_: None)
         names = ", ".join(pending)
         raise StackError(f"{names} not healthy after {cfg.stack.start_timeout_s:.0f}s; see logs under {logs}")
-    forget()  # what this process resolved before the stack ran is stale now
-    return status(cfg)
 
 
 def _port_key(service: str, label: str) -> str:
@@ -211,6 +271,8 @@ def down(cfg: Config, *, log=print, grace_s: float = 15.0) -> None:
         return
     state = json.loads(path.read_text())
     services = {name: svc["pid"] for name, svc in state.get("services", {}).items() if svc.get("pid")}
+    # the runner's flow runs live in sessions of their own: stop them with it
+    services |= {f"flow-run-{pid}": pid for pid in _descendants(services.get(RUNNER))}
     pids = list(services.values())
     for pid in pids:
         try:
@@ -235,6 +297,25 @@ def down(cfg: Config, *, log=print, grace_s: float = 15.0) -> None:
     path.unlink(missing_ok=True)
     forget()
     log("stack stopped")
+
+
+def _descendants(pid: int | None) -> list[int]:
+    if not pid:
+        return []
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[-1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        todo += children.get(child, [])
+    return found
 
 
 def _reap(pids: list[int]) -> None:
@@ -266,7 +347,7 @@ def _group_alive(pgid: int) -> bool:
 def status(cfg: Config) -> StackStatus:
     state = running_stack(cfg)
     recorded = (state or {}).get("services", {})
-    specs = {n: s for n, s in service_specs(cfg).items() if not state or n in recorded}
+    specs = {n: s for n, s in service_specs(cfg).items() if (n in recorded if state else n in SERVICES)}
     result = StackStatus(running=bool(state), home=str(cfg.home))
     for name, spec in specs.items():
         ok = bool(state) and healthy(spec.health_url)

@@ -20,7 +20,8 @@ def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
     from evals.factory.instances import load_split
     from evals.harness import GradeCache, evaluate
     from models.policy import load_champion
-    from postgame.runtime import store
+    from postgame.events import emit_logs_landed
+    from postgame.runtime import log_source, store
 
     instances = load_split(cfg, "train")
     policy = load_champion(cfg)
@@ -29,7 +30,10 @@ def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
     def grade(instance, patch):
         return evaluate(instance, patch, repos_dir=None, settings=cfg.eval, cache=cache)
 
-    return simulate(instances, policy.generate, grade, sessions=sessions, store=store(cfg),
-                    settings=settings or cfg.factory.simulate, seed=cfg.factory.seed if seed is None else seed,
-                    model_name=policy.name, model_version=str(policy.version), now=now,
-                    usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour, grade_workers=cfg.eval.workers or os.cpu_count() or 1)
+    summary = simulate(instances, policy.generate, grade, sessions=sessions, store=store(cfg),
+                       settings=settings or cfg.factory.simulate, seed=cfg.factory.seed if seed is None else seed,
+                       model_name=policy.name, model_version=str(policy.version), now=now,
+                       usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour,
+                       grade_workers=cfg.eval.workers or os.cpu_count() or 1)
+    emit_logs_landed(cfg, source=log_source(cfg), objects=len(summary.objects))  # the deployment's event trigger
+    return summary

@@ -24,6 +24,7 @@ from postgame.settings.harness import HarnessSettings
 from postgame.settings.ingest import IngestSettings
 from postgame.settings.runner import RunnerSettings
 from postgame.settings.train import CurateSettings, TrainSettings
+from postgame.settings.operate import OperateSettings
 from postgame.settings.validate import ValidateSettings
 
 ENV_PREFIX = "POSTGAME_"
@@ -118,6 +119,8 @@ class Config(_Section):
     promote: PromoteSettings = PromoteSettings()
     cost: CostSettings = CostSettings()
     runner: RunnerSettings = RunnerSettings()
+    operate: OperateSettings = Field(OperateSettings(), description="Continuous operation: schedule, one cycle at "
+                                     "a time, retries, service timeouts, auth.")
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

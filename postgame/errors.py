@@ -28,3 +28,14 @@ class DataValidationError(PostgameError):
 
 class PromotionRejected(PostgameError):
     """The promotion policy (or a reviewer) rejected the candidate."""
+
+
+class ServiceUnavailable(PostgameError):
+    """A service of the stack (the object store, MLflow, the Prefect server) did not answer within the configured
+    time. Transient: a retry may succeed once it is back. The message names the service and what to do."""
+
+    transient = True
+
+    def __init__(self, message: str, *, service: str = ""):
+        super().__init__(message)
+        self.service = service

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from postgame.config import Config, load_config
+from postgame.errors import ServiceUnavailable
 from postgame.store import ObjectStore, open_store
 
 _config_path: str | None = None
@@ -45,6 +46,15 @@ def current_config() -> Config:
 
 def stack_state_file(cfg: Config) -> Path:
     return cfg.home / "stack.json"
+
+
+def recorded_stack(cfg: Config) -> dict | None:
+    """What `postgame up` recorded (until `postgame down`), whether or not its processes still run."""
+    path = stack_state_file(cfg)
+    try:
+        return json.loads(path.read_text()) if path.exists() else None
+    except (OSError, json.JSONDecodeError):
+        return None
 
 
 def running_stack(cfg: Config) -> dict | None:
@@ -97,12 +107,21 @@ class Stack:
 
 _resolved: dict[str, Stack] = {}
 
+SERVICE_NAMES = {"s3": "the object store (SeaweedFS S3)", "mlflow": "MLflow", "prefect": "the Prefect server"}
+
 
 def resolve(cfg: Config, *, refresh: bool = False) -> Stack:
-    """The stack for `cfg`, resolved once (again with `refresh`), and MLflow's client pointed at it."""
+    """The stack for `cfg`, resolved once (again with `refresh`), and MLflow's client pointed at it.
+
+    When `postgame up` started a stack (its `stack.json` is there), its servers are used — never silently a different
+    store: a service of it that does not answer within `operate.service_timeout_s` raises `ServiceUnavailable`, one
+    line naming the service and what to do."""
     key = cfg.model_dump_json()
     if refresh or key not in _resolved:
-        stack = running_stack(cfg)
+        ensure_dirs(cfg)
+        stack = recorded_stack(cfg)
+        if stack:
+            require_services(cfg, stack)
         services = stack["services"] if stack else {}  # `postgame up` may run only some services (tests do)
         store = cfg.store.uri or (f"s3://{EMBEDDED_BUCKET}" if "s3" in services else str(cfg.home / "store"))
         endpoint = cfg.store.endpoint_url or (services["s3"]["url"] if "s3" in services else
@@ -113,8 +132,71 @@ def resolve(cfg: Config, *, refresh: bool = False) -> Stack:
         _resolved[key] = Stack(store_uri=store, s3_endpoint=endpoint, tracking_uri=tracking, prefect_api_url=api,
                                embedded="s3" in services)
     resolved = _resolved[key]
-    _point_mlflow_at(resolved.tracking_uri)
+    _point_mlflow_at(cfg, resolved.tracking_uri)
     return resolved
+
+
+def ensure_dirs(cfg: Config) -> None:
+    """Every command creates the folders it needs: home, its logs, and the ephemeral Prefect server's home."""
+    for path in (cfg.home, cfg.home / "logs", cfg.home / "prefect-ephemeral"):
+        path.mkdir(parents=True, exist_ok=True)
+
+
+def service_health(cfg: Config, stack: dict | None = None) -> dict[str, bool]:
+    """Each recorded service: does its health endpoint answer (one quick probe each)?"""
+    import urllib.error
+    import urllib.request
+
+    state = stack if stack is not None else (recorded_stack(cfg) or {})
+    health = {"s3": "/healthz", "mlflow": "/health", "prefect": "/api/health"}
+    result: dict[str, bool] = {}
+    for name, svc in state.get("services", {}).items():
+        if name not in health:
+            continue
+        try:
+            with urllib.request.urlopen(svc["url"] + health[name], timeout=2) as resp:
+                result[name] = resp.status < 500
+        except urllib.error.HTTPError as exc:
+            result[name] = exc.code < 500
+        except (OSError, ValueError):
+            result[name] = False
+    return result
+
+
+def require_services(cfg: Config, stack: dict, *, timeout_s: float | None = None) -> None:
+    """Wait (bounded: `operate.service_timeout_s`) until every recorded service answers; else one clear line."""
+    import time
+
+    deadline = time.monotonic() + (cfg.operate.service_timeout_s if timeout_s is None else timeout_s)
+    while True:
+        down = [name for name, ok in service_health(cfg, stack).items() if not ok]
+        if not down or time.monotonic() >= deadline:
+            break
+        time.sleep(0.5)
+    if down:
+        raise unavailable(cfg, down[0], stack)
+
+
+def unavailable(cfg: Config, name: str, stack: dict | None = None) -> ServiceUnavailable:
+    state = stack if stack is not None else (recorded_stack(cfg) or {})
+    url = state.get("services", {}).get(name, {}).get("url", "")
+    return ServiceUnavailable(
+        f"{SERVICE_NAMES.get(name, name)} at {url} did not answer for {cfg.operate.service_timeout_s:.0f}s: start "
+        f"the stack again with `postgame up` (its log: {cfg.home / 'logs' / (name + '.log')}), or `postgame down` "
+        f"to run without it", service=name)
+
+
+def down_services(cfg: Config) -> list[str]:
+    """The recorded services that do not answer now (for a command that failed, to say which one)."""
+    return [name for name, ok in service_health(cfg).items() if not ok]
+
+
+def prefect_auth(cfg: Config) -> tuple[str, str] | None:
+    """Basic-auth credentials for the stack's Prefect server and MLflow, when `operate.auth` is on or the stack was
+    started with `postgame up --auth`."""
+    auth = cfg.operate.auth
+    on = auth.enabled or bool((recorded_stack(cfg) or {}).get("auth"))
+    return (auth.user(), auth.secret()) if on else None
 
 
 def forget() -> None:
@@ -122,9 +204,16 @@ def forget() -> None:
     _resolved.clear()
 
 
-def _point_mlflow_at(uri: str) -> None:
-    """The one place that sets MLflow's tracking URI (its fluent API — start_run, log_* — has no other way)."""
+def _point_mlflow_at(cfg: Config, uri: str) -> None:
+    """The one place that sets MLflow's tracking URI (its fluent API — start_run, log_* — has no other way), and
+    bounds its client: the defaults retry a dead server for minutes, silently. Credentials when auth is on."""
     os.environ["MLFLOW_TRACKING_URI"] = uri
+    op = cfg.operate
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", str(op.mlflow_http_retries))
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", str(op.mlflow_http_timeout_s))
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", str(op.mlflow_http_backoff))
+    if prefect_auth(cfg) and uri.startswith("http"):
+        os.environ["MLFLOW_TRACKING_USERNAME"], os.environ["MLFLOW_TRACKING_PASSWORD"] = prefect_auth(cfg) or ("", "")
     if "mlflow" in sys.modules:
         import mlflow
 
@@ -141,7 +230,10 @@ def log_source(cfg: Config) -> str:
     if cfg.ingest.source:
         return cfg.ingest.source
     base = store_uri(cfg).rstrip("/")
-    return f"{base}/{cfg.factory.simulate.log_prefix.strip('/')}/"
+    source = f"{base}/{cfg.factory.simulate.log_prefix.strip('/')}/"
+    if "://" not in source:  # the embedded folder store: its log folder exists even before the first log lands
+        Path(source).mkdir(parents=True, exist_ok=True)
+    return source
 
 
 def s3_endpoint(cfg: Config) -> str:

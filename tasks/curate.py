@@ -10,10 +10,11 @@ from prefect import task
 
 from postgame.config import Config
 from postgame.curate import CuratedDataset, curate_snapshots
-from tasks.retry import transient_io
+from tasks.resume import RESUMABLE
+from tasks.retry import TRANSIENT_RETRIES
 
 
-@task(name="curate", retries=2, retry_delay_seconds=2, retry_condition_fn=transient_io)
+@task(name="curate", **RESUMABLE, **TRANSIENT_RETRIES)
 def curate(cfg: Config, snapshot_ids: list[str]) -> CuratedDataset:
     from evals.factory.instances import split_map
 

@@ -11,7 +11,7 @@ from prefect.artifacts import create_markdown_artifact
 from pydantic import BaseModel
 
 from postgame.config import Config
-from tasks.retry import transient_io
+from tasks.retry import TRANSIENT_RETRIES
 
 
 class CycleData(BaseModel):
@@ -25,7 +25,7 @@ class CycleData(BaseModel):
     corrupt_objects: int
 
 
-@task(name="ingest", retries=3, retry_delay_seconds=[2, 5, 10], retry_condition_fn=transient_io)
+@task(name="ingest", **TRANSIENT_RETRIES)  # never cached: each cycle looks for new objects
 def ingest(cfg: Config, source: str | None = None) -> CycleData:
     """Retried on transient S3 errors only; the manifest makes a retry read each object once. Each object is parsed
     in a task run of its own through the `runner:` task runner (local processes, or a Dask cluster)."""

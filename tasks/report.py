@@ -9,9 +9,10 @@ from prefect.artifacts import create_markdown_artifact
 
 from postgame.config import Config
 from postgame.report import CycleReport, CycleStart, build_report, costs, cpu_seconds
+from tasks.retry import TRANSIENT_RETRIES
 
 
-@task(name="open-cycle-run", retries=2, retry_delay_seconds=2)
+@task(name="open-cycle-run", **TRANSIENT_RETRIES)
 def open_cycle_run(cfg: Config, flow_run_id: str) -> CycleStart:
     """The MLflow run every stage of this cycle logs into."""
     import mlflow
@@ -41,7 +42,7 @@ def _publish(cfg: Config, start: CycleStart, result: CycleReport) -> CycleReport
     return result
 
 
-@task(name="skip")
+@task(name="skip", **TRANSIENT_RETRIES)
 def nothing_to_learn(cfg: Config, start: CycleStart, data, urls: dict[str, str]) -> CycleReport:
     """No pending snapshot: the cycle ends here, completed, and says so."""
     result = CycleReport(run_id=start.run_id, status="skipped", snapshot_ids=[], records_ingested=0,
@@ -49,7 +50,7 @@ def nothing_to_learn(cfg: Config, start: CycleStart, data, urls: dict[str, str])
     return _publish(cfg, start, result)
 
 
-@task(name="report")
+@task(name="report", **TRANSIENT_RETRIES)
 def report(cfg: Config, start: CycleStart, data, warnings, dataset, candidate, evaluation, promotion,
            urls: dict[str, str]) -> CycleReport:
     return _publish(cfg, start, build_report(cfg, start, data, warnings, dataset, candidate, evaluation, promotion,

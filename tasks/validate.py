@@ -13,10 +13,11 @@ from prefect import task
 from prefect.artifacts import create_markdown_artifact
 
 from postgame.config import Config
-from tasks.retry import transient_io
+from tasks.resume import resumable_without
+from tasks.retry import TRANSIENT_RETRIES
 
 
-@task(name="validate", retries=2, retry_delay_seconds=5, retry_condition_fn=transient_io)  # bad data is never retried
+@task(name="validate", **resumable_without("run_id"), **TRANSIENT_RETRIES)  # bad data is never retried
 def validate(cfg: Config, snapshot_ids: list[str], run_id: str) -> list[str]:
     """Validate each pending snapshot; one that fails is marked `rejected` in the ledger and stops the cycle."""
     import mlflow

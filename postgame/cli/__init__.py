@@ -4,6 +4,7 @@
     postgame demo                            # the embedded default: stack up, task world, traffic, one full cycle
     postgame cycle [--source URI] [--json]   # one continuous-training cycle (in-process if no stack runs)
     postgame ingest | validate | train | eval | promote ...   # one stage at a time
+    postgame serve | trigger | watch         # the deployment: schedule, retraining by API and by event
 
 Every command takes `--config FILE` (else $POSTGAME_CONFIG, else ./postgame.yaml). A bad config exits with code 2 and
 one line naming the key, the value and what is allowed. Commands that belong to one stage live beside it (its
@@ -23,7 +24,7 @@ from postgame.errors import ConfigError, PostgameError
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="postgame: continuous post-training of coding agents.")
 
-COMMAND_MODULES = ("postgame.cli.stack", "postgame.cli.stages", "postgame.ingest.cli", "postgame.validate.cli",
+COMMAND_MODULES = ("postgame.cli.stack", "postgame.cli.stages", "postgame.cli.operate", "postgame.ingest.cli", "postgame.validate.cli",
                    "evals.harness.cli", "evals.factory.cli")
 
 
@@ -51,6 +52,10 @@ def main() -> None:
     except PostgameError as exc:
         typer.echo(f"error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(1)
+    except Exception as exc:  # noqa: BLE001 - a service that went away: one line here, the traceback in a log file
+        from postgame.cli.failures import report_unexpected
+
+        sys.exit(report_unexpected(exc))
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("aborted", err=True)
         sys.exit(130)

@@ -26,10 +26,12 @@ def ingest(source: str | None = typer.Option(None, "--source", help="Logs to rea
            as_json: bool = typer.Option(False, "--json", help="Print one JSON object with the counts.")) -> None:
     """Read new production-log objects into an immutable snapshot; re-running reads nothing twice."""
     from postgame import runtime
+    from postgame.events import emit_logs_landed
     from postgame.ingest.pipeline import run_ingest
 
     cfg = runtime.current_config()
     summary = run_ingest(source or runtime.log_source(cfg), cfg=cfg)
+    emit_logs_landed(cfg, source=source or runtime.log_source(cfg), objects=summary.objects_read)  # a cycle learns it
     if as_json:
         _echo_json(summary.cli_dict())
         return

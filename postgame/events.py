@@ -1,0 +1,53 @@
+"""Events postgame emits to Prefect, so that a deployment trigger can start a cycle when new logs land.
+
+    emit_logs_landed(cfg, source="s3://postgame/agent-logs/", objects=3)   # after new log objects were written/seen
+
+The event is `postgame.logs.landed` on the resource `postgame.logs.<registered model>`; the deployment's trigger
+(`flows/deploy.py`) matches it. It is sent with one `POST /api/events` before the call returns (Prefect's own
+`emit_event` sends from a background worker, which a short command can exit before). Without a Prefect API (no stack)
+there is nobody to tell: the call does nothing. Emitting never fails the caller: a lost event is caught up by the
+schedule.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import UTC, datetime
+
+from postgame.config import Config
+
+LOGS_LANDED = "postgame.logs.landed"
+log = logging.getLogger(__name__)
+
+
+def logs_resource(cfg: Config) -> str:
+    return f"postgame.logs.{cfg.tracking.registered_model}"
+
+
+def logs_landed_event(cfg: Config, *, source: str, objects: int) -> dict:
+    return {"id": str(uuid.uuid4()), "occurred": datetime.now(UTC).isoformat(), "event": LOGS_LANDED,
+            "resource": {"prefect.resource.id": logs_resource(cfg), "postgame.source": source},
+            "related": [], "payload": {"objects": objects, "source": source}}
+
+
+def emit_logs_landed(cfg: Config, *, source: str, objects: int) -> bool:
+    """Tell Prefect that `objects` new log objects landed under `source`. True when Prefect accepted the event."""
+    if objects <= 0:
+        return False
+    import httpx
+
+    from postgame.runtime import prefect_api_url, prefect_auth
+
+    api = prefect_api_url(cfg)
+    if not api:
+        return False
+    try:
+        resp = httpx.post(f"{api}/events", json=[logs_landed_event(cfg, source=source, objects=objects)],
+                          auth=prefect_auth(cfg), timeout=cfg.operate.service_timeout_s)
+        resp.raise_for_status()
+    except httpx.HTTPError as exc:  # an event is a hint; the schedule catches up when one is lost
+        log.warning("could not emit %s (%s: %s); the schedule will pick the logs up", LOGS_LANDED,
+                    type(exc).__name__, exc)
+        return False
+    return True

@@ -1,0 +1,418 @@
+"""The fault suite: real faults staged against the real local stack, each followed by what a user would do next, and
+the state checked afterwards. Prints one table (what BENCHMARKS.md holds).
+
+    python scripts/faults.py [--home DIR] [--keep-up]        # ~30-40 min on 2 busy cores
+
+One stack (`postgame up --serve`), one small task world, traffic from the champion; then, in order:
+
+1. the object store killed once a cycle has started (it comes back 5 s later): ingest/claim retry, the cycle goes on;
+2. MLflow killed while the candidate is registered: the cycle ends with one line; MLflow back; the re-run resumes;
+3. the worker SIGKILLed during training, then the cycle re-run: same training run (folder), earlier stages cached;
+4. the same cycle triggered twice at once through the deployment: one runs after the other, never both;
+5. the Prefect server restarted during training.
+
+After each: records (snapshot rows) and unique sessions, log objects not read by any snapshot (lost), rows minus
+unique sessions (duplicated), and the champion — which must name a complete, loadable version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ["MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR"] = "false"
+
+SMALL_WORLD = {
+    "factory": {"projects": ["textkit", "intervals", "ledger", "semver"], "instances_per_project": 2,
+                "candidates_per_project": 8, "split_projects": {"eval": ["semver"], "holdout": ["ledger"]}},
+    "policy": {"max_new_tokens": 16, "max_prompt_tokens": 512},
+    "train": {"max_steps": 1, "batch_size": 4, "num_generations": 4, "max_prompts": 2},
+    "promote": {"eval_instances": 2},
+    "eval": {"timeout_s": 30},
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def free_block(size: int = 7) -> int:
+    import random
+
+    for _ in range(200):
+        base = random.randrange(20000, 60000)
+        try:
+            socks = []
+            for i in range(size):
+                s = socket.socket()
+                s.bind(("127.0.0.1", base + i))
+                socks.append(s)
+            for s in socks:
+                s.close()
+            return base
+        except OSError:
+            for s in socks:
+                s.close()
+    raise RuntimeError("no free port block")
+
+
+@dataclass
+class State:
+    records: int
+    unique_sessions: int
+    objects: int
+    objects_read: int
+    champion: str | None
+    champion_ok: bool
+    train_runs: int
+
+
+@dataclass
+class Outcome:
+    fault: str
+    outcome: str
+    before: State
+    after: State
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+class Suite:
+    def __init__(self, home: Path):
+        self.home = home
+        self.cfg_path = home / "postgame.yaml"
+        data = {"home": str(home), **SMALL_WORLD,
+                "stack": {"prefect_port": free_port(), "mlflow_port": free_port(), "s3_port": free_port(),
+                          "weed_port_base": free_block(), "start_timeout_s": 300},
+                # the faults start their own cycles: traffic must not start one through the event trigger
+                "operate": {"runner_port": free_port(), "service_timeout_s": 20, "event_trigger": False}}
+        home.mkdir(parents=True, exist_ok=True)
+        if self.cfg_path.exists():  # an earlier run's home: its world and ports are reused
+            data = yaml.safe_load(self.cfg_path.read_text())
+            data.setdefault("operate", {})["event_trigger"] = False
+        self.cfg_path.write_text(yaml.safe_dump(data))
+        from postgame.config import load_config
+
+        self.cfg = load_config(self.cfg_path, env={})
+        self.api = f"http://127.0.0.1:{self.cfg.stack.prefect_port}/api"
+
+    # --- running things ---------------------------------------------------------------------------------------------
+    def env(self) -> dict:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGAME_", "PREFECT_", "MLFLOW_"))}
+        env["PYTHONPATH"] = str(ROOT)
+        return env
+
+    def cli(self, *args: str, timeout: float = 1800) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "postgame", "--config", str(self.cfg_path), *args],
+                              capture_output=True, text=True, env=self.env(), timeout=timeout, cwd=ROOT)
+
+    def start_cycle(self) -> subprocess.Popen:
+        log = open(self.home / "logs" / f"fault-cycle-{time.time():.0f}.log", "w")
+        return subprocess.Popen([sys.executable, "-m", "postgame", "--config", str(self.cfg_path), "cycle", "--json"],
+                                stdout=subprocess.PIPE, stderr=log, text=True, env=self.env(), cwd=ROOT,
+                                start_new_session=True)
+
+    def post(self, path: str, body: dict):
+        import httpx
+
+        return httpx.post(f"{self.api}/{path}", json=body, timeout=30).raise_for_status().json()
+
+    def wait_task(self, stage: str, since: float, timeout: float = 1200) -> bool:
+        """Until a task run of `stage` created after `since` is RUNNING (polled every 0.2 s)."""
+        from datetime import UTC, datetime
+
+        after = datetime.fromtimestamp(since, UTC).isoformat()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                runs = self.post("task_runs/filter", {"task_runs": {"name": {"like_": stage},
+                                                                    "start_time": {"after_": after}},
+                                                      "limit": 10})
+            except Exception:  # noqa: BLE001 - the API may be the thing that is down
+                runs = []
+            if any(r["name"].startswith(stage + "-") and r["state_type"] == "RUNNING" for r in runs):
+                return True
+            time.sleep(0.2)
+        return False
+
+    def pid(self, service: str) -> int:
+        return json.loads((self.home / "stack.json").read_text())["services"][service]["pid"]
+
+    def kill(self, service: str) -> None:
+        os.killpg(self.pid(service), signal.SIGKILL)
+
+    def restart(self, service: str) -> None:
+        from infra.stack import _start, service_specs
+
+        state = json.loads((self.home / "stack.json").read_text())
+        _start(self.cfg, {service: service_specs(self.cfg, config_file=str(self.cfg_path))[service]}, state,
+               log=lambda *_: None)
+
+    def simulate(self, sessions: int = 2) -> None:
+        proc = self.cli("simulate", "--sessions", str(sessions))
+        assert proc.returncode == 0, proc.stderr[-2000:]
+
+    def finish(self, proc: subprocess.Popen, timeout: float = 1800) -> tuple[int, str, dict | None]:
+        out, _ = proc.communicate(timeout=timeout)
+        report = None
+        try:
+            report = json.loads(out) if out.strip() else None
+        except json.JSONDecodeError:
+            pass
+        return proc.returncode, _last_error(self.home / "logs"), report
+
+    # --- the state ---------------------------------------------------------------------------------------------------
+    def state(self) -> State:
+        from models import registry
+        from postgame import runtime
+        from postgame.ingest import list_snapshots, load_snapshot
+        from postgame.ingest.pipeline import is_log_object
+        from postgame.store import split_uri
+
+        runtime.forget()
+        cfg = self.cfg
+        snaps = list_snapshots(cfg=cfg)
+        sessions: list[str] = []
+        read: set[str] = set()
+        for m in snaps:
+            table = load_snapshot(m.snapshot_id, cfg=cfg, columns=["session_id"])
+            sessions += [str(s) for s in table.column("session_id").to_pylist()]
+            read |= {s.key for s in m.sources}
+        root, prefix = split_uri(runtime.log_source(cfg))
+        objects = {o.key for o in runtime.store(cfg, root).list(prefix) if is_log_object(o.key)}
+        champion = registry.champion_version(cfg)
+        ok = False
+        if champion is not None:
+            try:
+                path = registry.download_version(cfg, champion.version)
+                ok = (path / "config.json").exists() and any(path.glob("*.safetensors"))
+            except Exception:  # noqa: BLE001 - not loadable is the finding
+                ok = False
+        from mlflow import MlflowClient
+
+        client = MlflowClient(tracking_uri=runtime.tracking_uri(cfg))
+        exp = client.get_experiment_by_name(cfg.tracking.experiment)
+        train_runs = len([r for r in client.search_runs([exp.experiment_id], max_results=1000)
+                          if (r.info.run_name or "").startswith("train-")]) if exp else 0
+        return State(records=len(sessions), unique_sessions=len(set(sessions)), objects=len(objects),
+                     objects_read=len(objects & read), champion=champion.version if champion else None,
+                     champion_ok=ok if champion else True, train_runs=train_runs)
+
+
+def _last_error(logs: Path) -> str:
+    files = sorted(logs.glob("fault-cycle-*.log"), key=lambda p: p.stat().st_mtime)
+    if not files:
+        return ""
+    lines = [line for line in files[-1].read_text(errors="replace").splitlines() if line.startswith("error:")]
+    return lines[-1][:200] if lines else ""
+
+
+def cached_stages(suite: Suite, flow_run_id: str | None) -> list[str]:
+    if not flow_run_id:
+        return []
+    runs = suite.post("task_runs/filter", {"flow_runs": {"id": {"any_": [flow_run_id]}}})
+    return sorted(r["name"].rsplit("-", 1)[0] for r in runs if r["state_name"] == "Cached")
+
+
+def latest_flow_run(suite: Suite) -> dict:
+    return suite.post("flow_runs/filter", {"sort": "START_TIME_DESC", "limit": 1, "flow_runs": {
+        "start_time": {"is_null_": False}, "state": {"type": {"any_": ["COMPLETED", "FAILED", "CRASHED"]}}}})[0]
+
+
+# --- the faults ------------------------------------------------------------------------------------------------------
+
+def fault_store(suite: Suite) -> Outcome:
+    suite.simulate()
+    before = suite.state()
+    t0 = time.time()
+    proc = suite.start_cycle()
+    suite.wait_task("open-cycle-run", t0)
+    suite.kill("s3")
+    time.sleep(5)
+    suite.restart("s3")
+    rc, error, report = suite.finish(proc)
+    after = suite.state()
+    outcome = f"rc {rc}: {report['status'] if report else 'failed'}" + ("" if rc else ", ingest/claim retried")
+    return Outcome("object store killed after cycle start (back in 5 s)", outcome, before, after, error)
+
+
+def fault_mlflow(suite: Suite) -> Outcome:
+    suite.simulate()
+    before = suite.state()
+    t0 = time.time()
+    proc = suite.start_cycle()
+    caught = suite.wait_task("promote", t0)
+    suite.kill("mlflow")
+    killed = time.monotonic()
+    rc, error, _ = suite.finish(proc)
+    ended = time.monotonic() - killed
+    suite.restart("mlflow")
+    mid = suite.state()
+    rerun = suite.cli("cycle", "--json")
+    report = json.loads(rerun.stdout) if rerun.returncode == 0 else None
+    cached = cached_stages(suite, latest_flow_run(suite)["id"])
+    after = suite.state()
+    outcome = (f"{'killed during promote' if caught else 'promote not caught running'}; cycle rc {rc} after "
+               f"{ended:.0f}s; champion while down-then-back {mid.champion}; re-run "
+               f"{report['status'] if report else 'failed'}, cached: {','.join(cached) or 'none'}")
+    return Outcome("MLflow killed during registration, then re-run", outcome, before, after, error)
+
+
+def fault_worker(suite: Suite) -> Outcome:
+    suite.simulate()
+    before = suite.state()
+    t0 = time.time()
+    proc = suite.start_cycle()
+    caught = suite.wait_task("train", t0)
+    time.sleep(1.0)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    rerun = suite.cli("cycle", "--json")
+    report = json.loads(rerun.stdout) if rerun.returncode == 0 else None
+    cached = cached_stages(suite, latest_flow_run(suite)["id"])
+    after = suite.state()
+    outcome = (f"{'SIGKILL during train' if caught else 'train not caught running'}; re-run "
+               f"{report['status'] if report else 'failed: ' + _last_line(rerun.stderr)}, cached: "
+               f"{','.join(cached) or 'none'}; training runs +{after.train_runs - before.train_runs} (1 = same run "
+               f"folder reused)")
+    return Outcome("worker SIGKILLed during training, then re-run", outcome, before, after,
+                   _last_line(rerun.stderr) if rerun.returncode else "")
+
+
+def fault_twice(suite: Suite) -> Outcome:
+    suite.simulate()
+    before = suite.state()
+    dep = _get(suite, "deployments/name/continuous-cycle/continuous")
+    ids: list[str] = []
+
+    def start(n: int) -> None:
+        ids.append(suite.post(f"deployments/{dep['id']}/create_flow_run",
+                              {"parameters": {"reason": f"fault: twice {n}"}})["id"])
+
+    threads = [threading.Thread(target=start, args=(n,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    deadline = time.monotonic() + 1800
+    while True:
+        runs = [_get(suite, f"flow_runs/{i}") for i in ids]
+        if all(r["state_type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED") for r in runs):
+            break
+        assert time.monotonic() < deadline, "the two runs did not finish"
+        time.sleep(3)
+    after = suite.state()
+    a, b = sorted(runs, key=lambda r: r["start_time"] or "")
+    overlap = (b["start_time"] or "") < (a["end_time"] or "")
+    results = []
+    for r in (a, b):
+        tasks = suite.post("task_runs/filter", {"flow_runs": {"id": {"any_": [r["id"]]}}})
+        names = {t["name"].rsplit("-", 1)[0] for t in tasks}
+        results.append(f"{r['state_name']}/{'trained' if 'train' in names else 'skipped'}")
+    outcome = f"runs: {' then '.join(results)}; overlapped: {'YES' if overlap else 'no'}"
+    return Outcome("the same cycle triggered twice at once (deployment)", outcome, before, after)
+
+
+def fault_prefect(suite: Suite) -> Outcome:
+    suite.simulate()
+    before = suite.state()
+    t0 = time.time()
+    proc = suite.start_cycle()
+    caught = suite.wait_task("train", t0)
+    suite.kill("prefect")
+    down_at = time.monotonic()
+    suite.restart("prefect")
+    outage = time.monotonic() - down_at
+    rc, error, report = suite.finish(proc)
+    first = report["status"] if report else "failed"
+    rerun_note = ""
+    if rc:
+        rerun = suite.cli("cycle", "--json")
+        rerun_note = f"; re-run {json.loads(rerun.stdout)['status'] if rerun.returncode == 0 else 'failed'}"
+    after = suite.state()
+    outcome = (f"{'restarted during train' if caught else 'train not caught'} (API down {outage:.0f}s); cycle rc "
+               f"{rc} {first}{rerun_note}")
+    return Outcome("Prefect server restarted mid-cycle", outcome, before, after, error)
+
+
+def _get(suite: Suite, path: str) -> dict:
+    import httpx
+
+    return httpx.get(f"{suite.api}/{path}", timeout=30).raise_for_status().json()
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.startswith("error:")]
+    return lines[-1][:200] if lines else ""
+
+
+def table(outcomes: list[Outcome]) -> str:
+    rows = ["| fault | outcome | records before → after (unique) | log objects read/all after | champion before → "
+            "after (loadable) | error shown |", "| --- | --- | --- | --- | --- | --- |"]
+    for o in outcomes:
+        rows.append(f"| {o.fault} | {o.outcome} | {o.before.records} → {o.after.records} "
+                    f"({o.after.unique_sessions}) | {o.after.objects_read}/{o.after.objects} | "
+                    f"v{o.before.champion} → v{o.after.champion} ({'yes' if o.after.champion_ok else 'NO'}) | "
+                    f"{o.error or '-'} |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, default=None)
+    parser.add_argument("--keep-up", action="store_true")
+    parser.add_argument("--only", default="store,mlflow,worker,twice,prefect")
+    parser.add_argument("--skip-setup", action="store_true", help="The stack, world and a champion are there already "
+                                                                  "(an earlier run's --home with --keep-up).")
+    args = parser.parse_args()
+    home = args.home or Path(tempfile.mkdtemp(prefix="postgame-faults-"))
+    suite = Suite(home.absolute())
+    started = time.monotonic()
+    print(f"home {home}", flush=True)
+    try:
+        for step in () if args.skip_setup else (("up", "--serve"), ("factory", "build")):
+            proc = suite.cli(*step)
+            assert proc.returncode == 0, f"{step}: {proc.stderr[-3000:]}"
+            print(f"{' '.join(step)}: ok ({time.monotonic() - started:.0f}s)", flush=True)
+        if not args.skip_setup:
+            suite.simulate(4)
+            first = suite.cli("cycle", "--json")
+            assert first.returncode == 0, first.stderr[-3000:]
+            print(f"baseline cycle: {json.loads(first.stdout)['status']} ({time.monotonic() - started:.0f}s)",
+                  flush=True)
+        faults = {"store": fault_store, "mlflow": fault_mlflow, "worker": fault_worker, "twice": fault_twice,
+                  "prefect": fault_prefect}
+        outcomes = []
+        for name in args.only.split(","):
+            t = time.monotonic()
+            try:
+                outcome = faults[name](suite)
+            except Exception as exc:  # noqa: BLE001 - one fault that could not be staged does not hide the others
+                empty = State(0, 0, 0, 0, None, False, 0)
+                outcome = Outcome(name, f"NOT STAGED: {type(exc).__name__}: {str(exc)[:150]}", empty, empty)
+            outcomes.append(outcome)
+            print(f"{name}: {outcome.outcome} ({time.monotonic() - t:.0f}s)\n{table(outcomes)}\n", flush=True)
+        print(f"\ntotal {time.monotonic() - started:.0f}s, home {home}")
+    finally:
+        if not args.keep_up:
+            suite.cli("down")
+
+
+if __name__ == "__main__":
+    main()
