@@ -195,6 +195,7 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
 
     from models import registry
     from models.policy import base_policy_dir
+    from postgame.lineage import CHECKPOINT_TAG, tree_sha256
 
     # setup
     rows = load_rows(cfg, dataset)
@@ -218,6 +219,7 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
         mlflow.log_metrics({"train.seconds": result.seconds, "train.steps": result.steps})
         # save
         model_uri = registry.log_policy(cfg, Path(result.output_dir), run_id=run.info.run_id)
+        mlflow.set_tag(CHECKPOINT_TAG, tree_sha256(result.output_dir))  # pins the logged checkpoint (lineage)
         candidate = Candidate(run_id=run.info.run_id, model_uri=model_uri, model_dir=result.output_dir,
                               parent_version=parent, method=method, steps=result.steps, train_loss=result.train_loss,
                               seconds=result.seconds, dataset_sha256=dataset.sha256,

@@ -19,6 +19,7 @@ import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from postgame.errors import ConfigError
+from postgame.settings.demo import CostSettings, DemoSettings
 from postgame.settings.factory import FactorySettings
 from postgame.settings.harness import HarnessSettings
 from postgame.settings.ingest import IngestSettings
@@ -122,10 +123,6 @@ class PromoteSettings(_Section):
     eval_instances: int = Field(12, gt=0, description="Instances of the split evaluated per cycle (first N by id).")
 
 
-class CostSettings(_Section):
-    usd_per_cpu_hour: float = Field(0.05, ge=0, description="Price of one core-hour, for intelligence per dollar.")
-
-
 class Config(_Section):
     home: Path = Field(Path(".postgame"), description="All state: servers' data, logs, caches, outputs.")
     stack: StackSettings = StackSettings()
@@ -142,6 +139,7 @@ class Config(_Section):
                                                  "still read, the section's old name).")
     promote: PromoteSettings = PromoteSettings()
     cost: CostSettings = CostSettings()
+    demo: DemoSettings = DemoSettings()
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
