@@ -66,7 +66,9 @@ class Screen:
         columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=24)]
         columns += [MofNCompleteColumn()] if total else []
         started = time.monotonic()
-        with Progress(*columns, TimeElapsedColumn(), console=self.console, transient=True) as progress:
+        # Not a terminal (a CI log, a pipe): no live bar, just the line when the step ends.
+        with Progress(*columns, TimeElapsedColumn(), console=self.console, transient=True,
+                      disable=not self.console.is_terminal) as progress:
             bar = _Bar(progress, progress.add_task(title, total=total), title)
             yield bar
         self.line(f"{title}: {bar.outcome or 'done'} ({time.monotonic() - started:.0f}s)")
@@ -99,15 +101,12 @@ class _StageWatcher(logging.Handler):
                 self.bar.say(CYCLE_STAGES[following])
 
 
-def cycle_block(n: int, cycles: int, traffic, report) -> list[str]:
-    """The few lines each cycle prints."""
-    outcomes = traffic.outcomes if traffic is not None else {}
-    head = f"cycle {n}/{cycles}: {traffic.sessions if traffic else 0} sessions from the champion " \
-           f"({outcomes.get('resolved', 0)} resolved)"
+def cycle_block(report) -> list[str]:
+    """The few lines each cycle prints under its progress line."""
     if report.status == "skipped":
-        return [head, "  nothing new to learn from (skipped)", f"  {report.money()}"]
+        return ["  nothing new to learn from (skipped)", f"  {report.money()}"]
     verdict = f"PROMOTED v{report.version}" if report.promoted else f"kept v{report.champion_version}"
-    return [head, f"  {report.stages.get('ingest', '')}", f"  train {report.stages.get('train', '')}",
+    return [f"  ingest   {report.stages.get('ingest', '')}", f"  train    {report.stages.get('train', '')}",
             f"  evaluate {report.stages.get('evaluate', '')} -> {verdict}", f"  {report.money()}"]
 
 
@@ -156,14 +155,15 @@ def _run(cfg: Config, cycles: int, sessions: int, keep_up: bool, config_path: st
                 bar.say(CYCLE_STAGES[0])
                 try:
                     report = run_cycle(config_path, source=None)
-                    bar.outcome = "promoted" if report.promoted else report.status
+                    bar.outcome = f"cycle {report.cycle} of the experiment, " + \
+                        ("promoted" if report.promoted else report.status)
                 except PostgameError as exc:  # a failed gate stops this cycle, not the demo
                     bar.outcome = f"stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
                     continue
                 finally:
                     prefect_logger.removeHandler(watcher)
             reports.append(report)
-            for text in cycle_block(n, cycles, traffic, report):
+            for text in cycle_block(report):
                 screen.line(text)
         with screen.step("report") as bar:
             written = write_report(history(cfg), cfg.home / "report")
@@ -199,5 +199,7 @@ def _epilogue(cfg: Config, screen: Screen, reports, written, keep_up: bool) -> N
     else:
         from prefect.logging.handlers import APILogWorker
 
-        APILogWorker.drain_all(timeout=10)  # send the cycles' queued logs while the Prefect server still runs
-        down(cfg, log=lambda *_: None)
+        with screen.step("stopping the stack") as bar:
+            APILogWorker.drain_all(timeout=10)  # send the cycles' queued logs while the Prefect server still runs
+            down(cfg, log=bar.say)
+            bar.outcome = "stopped"

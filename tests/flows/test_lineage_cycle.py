@@ -120,3 +120,16 @@ def test_report_command_writes_markdown_and_charts_of_every_cycle(first_cycle, t
     assert all(os.path.getsize(p) > 5000 for p in data["charts"])
     text = (tmp_path / "report.md").read_text()
     assert "![Champion resolve rate](resolve_rate.png)" in text and "| 1 |" in text
+
+
+def test_cycle_command_prints_its_flow_run_stages_decision_and_cost(first_cycle):
+    cfg, _ = first_cycle
+    done = _cli(cfg, "cycle", "--json")  # nothing new since the first cycle: a quick, skipped cycle
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)  # stdout holds the JSON alone: library output went to the log file
+    assert report["status"] == "skipped" and len(report["flow_run_id"]) == 36 and report["stages"]["ingest"]
+    assert {"cost_usd", "cost", "gain", "intelligence_per_dollar", "decision", "flow_run_url"} <= set(report)
+    assert report["cycle"] >= 2 and report["cost_usd"] == report["cost"]["total_usd"]
+    text = _cli(cfg, "cycle")
+    assert text.returncode == 0 and text.stdout.startswith(f"cycle {report['cycle'] + 1} (flow run ")
+    assert "cost $" in text.stdout and "pts/$" in text.stdout and "Finished in state" not in text.stdout
