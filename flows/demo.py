@@ -67,8 +67,9 @@ class Screen:
         columns += [MofNCompleteColumn()] if total else []
         started = time.monotonic()
         # Not a terminal (a CI log, a pipe): no live bar, just the line when the step ends.
+        # redirect_*=False: what libraries print while the bar runs stays in the log file, not above the bar.
         with Progress(*columns, TimeElapsedColumn(), console=self.console, transient=True,
-                      disable=not self.console.is_terminal) as progress:
+                      disable=not self.console.is_terminal, redirect_stdout=False, redirect_stderr=False) as progress:
             bar = _Bar(progress, progress.add_task(title, total=total), title)
             yield bar
         self.line(f"{title}: {bar.outcome or 'done'} ({time.monotonic() - started:.0f}s)")

@@ -133,3 +133,24 @@ def test_cycle_command_prints_its_flow_run_stages_decision_and_cost(first_cycle)
     text = _cli(cfg, "cycle")
     assert text.returncode == 0 and text.stdout.startswith(f"cycle {report['cycle'] + 1} (flow run ")
     assert "cost $" in text.stdout and "pts/$" in text.stdout and "Finished in state" not in text.stdout
+
+
+def test_the_cycle_flow_run_carries_its_report_and_lineage_as_artifacts(first_cycle):
+    from uuid import UUID
+
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+    from prefect.settings import temporary_settings
+
+    from flows.cycle import prefect_settings
+
+    cfg, report = first_cycle
+    with temporary_settings(updates=prefect_settings(cfg)), get_client(sync_client=True) as client:
+        found = client.read_artifacts(artifact_filter=ArtifactFilter(
+            flow_run_id=ArtifactFilterFlowRunId(any_=[UUID(report.flow_run_id)])))
+    by_key = {a.key: a for a in found}
+    assert {"cycle-report", "cycles", "lineage"} <= set(by_key)
+    data = by_key["lineage"].data
+    rows = data if isinstance(data, list) else json.loads(data)
+    assert [r["step"] for r in rows][:4] == ["model_version", "eval_report", "training_run", "dataset"]
+    assert all(r["ok"] == "yes" for r in rows)
