@@ -1,19 +1,30 @@
 """The embedded default, end to end on a laptop CPU (what `make demo` runs):
 
-    postgame demo [--sessions N] [--no-keep-up]
+    postgame demo [--cycles N] [--sessions N] [--no-keep-up]
 
 1. the local stack (Prefect, MLflow, SeaweedFS S3) — started unless it runs;
 2. the task world — built once (deterministic from `factory.seed`), its environments in S3;
-3. production traffic — the champion attempts train tasks, graded in the sandbox, logged to S3 as schema-v1 JSONL.gz;
-4. one continuous-training cycle — ingest → validate → curate → train → evaluate → promote;
-5. where to look: the Prefect flow run, the MLflow model version, what the cycle cost and gained.
+3. the base policy — bootstrapped when `models.bootstrap` is there, else the embedded one;
+4. `demo.cycles` rounds of: production traffic from the champion → one continuous-training cycle;
+5. the report across the cycles (markdown + charts) and the URLs to open.
+
+The console gets one line per step (with a progress bar while it runs) and one short block per cycle; library
+warnings, TRL's per-step logs, Prefect's task logs and MLflow's run links go to `<home>/<demo.log_file>`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
 
 from postgame.config import Config
+from postgame.errors import PostgameError
+
+CYCLE_STAGES = ("open-cycle-run", "ingest", "validate", "curate", "train", "evaluate", "promote", "report")
 
 
 def demo_traffic(cfg: Config):
@@ -25,40 +36,171 @@ def demo_traffic(cfg: Config):
     return sim.model_copy(update={"duplicate_rate": 0.05, "malformed_rate": 0.05, "secret_rate": 0.1})
 
 
-def run_demo(cfg: Config, *, sessions: int, keep_up: bool, config_path: str | None = None,
-             log: Callable[[str], None] = print):
-    from evals.factory.build import ensure_built
+def bootstrap_base(cfg: Config) -> str:
+    """THE call site of the base bootstrap (`postgame bootstrap`, models/bootstrap.py, branch `learning`): a base that
+    can resolve some tasks before the first cycle. Until it is there, the embedded base policy serves."""
+    try:
+        from models.bootstrap import bootstrap  # type: ignore[import-not-found]
+    except ImportError:
+        from models.policy import base_policy_dir
+
+        return f"embedded base policy {base_policy_dir(cfg)} (no models.bootstrap to bootstrap it)"
+    return f"bootstrapped: {bootstrap(cfg)}"
+
+
+class Screen:
+    """What the user sees: short lines, and a progress bar while a step runs (rich, on the real terminal)."""
+
+    def __init__(self, terminal: TextIO):
+        from rich.console import Console
+
+        self.console = Console(file=terminal, highlight=False, soft_wrap=True)
+
+    def line(self, text: str = "") -> None:
+        self.console.print(text, markup=False)
+
+    @contextmanager
+    def step(self, title: str, total: float | None = None) -> Iterator[_Bar]:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=24)]
+        columns += [MofNCompleteColumn()] if total else []
+        started = time.monotonic()
+        # Not a terminal (a CI log, a pipe): no live bar, just the line when the step ends.
+        # redirect_*=False: what libraries print while the bar runs stays in the log file, not above the bar.
+        with Progress(*columns, TimeElapsedColumn(), console=self.console, transient=True,
+                      disable=not self.console.is_terminal, redirect_stdout=False, redirect_stderr=False) as progress:
+            bar = _Bar(progress, progress.add_task(title, total=total), title)
+            yield bar
+        self.line(f"{title}: {bar.outcome or 'done'} ({time.monotonic() - started:.0f}s)")
+
+
+class _Bar:
+    def __init__(self, progress, task_id, title: str):
+        self.progress, self.task_id, self.title, self.outcome = progress, task_id, title, ""
+
+    def advance(self, n: float = 1) -> None:
+        self.progress.advance(self.task_id, n)
+
+    def say(self, text: str) -> None:
+        self.progress.update(self.task_id, description=f"{self.title}: {text[:70]}")
+
+
+class _StageWatcher(logging.Handler):
+    """Follows a cycle's Prefect task runs ("Finished in state ...") to move its progress bar from stage to stage."""
+
+    def __init__(self, bar: _Bar):
+        super().__init__(logging.INFO)
+        self.bar = bar
+
+    def emit(self, record: logging.LogRecord) -> None:
+        name = str(getattr(record, "task_run_name", "")).rsplit("-", 1)[0]
+        if name in CYCLE_STAGES and record.getMessage().startswith("Finished in state"):
+            self.bar.advance()
+            following = CYCLE_STAGES.index(name) + 1
+            if following < len(CYCLE_STAGES):
+                self.bar.say(CYCLE_STAGES[following])
+
+
+def cycle_block(report) -> list[str]:
+    """The few lines each cycle prints under its progress line."""
+    if report.status == "skipped":
+        return ["  nothing new to learn from (skipped)", f"  {report.money()}"]
+    verdict = f"PROMOTED v{report.version}" if report.promoted else f"kept v{report.champion_version}"
+    return [f"  ingest   {report.stages.get('ingest', '')}", f"  train    {report.stages.get('train', '')}",
+            f"  evaluate {report.stages.get('evaluate', '')} -> {verdict}", f"  {report.money()}"]
+
+
+def run_demo(cfg: Config, *, cycles: int | None = None, sessions: int | None = None, keep_up: bool = True,
+             config_path: str | None = None, terminal: TextIO | None = None):
+    """The demo; returns the cycle reports. With `terminal` None, library output goes to the log file."""
+    from postgame.console import library_output_to
+
+    log_path = cfg.home / cfg.demo.log_file
+    if terminal is not None:
+        return _run(cfg, cycles or cfg.demo.cycles, sessions or cfg.demo.sessions, keep_up, config_path,
+                    Screen(terminal), log_path)
+    with library_output_to(log_path) as real_terminal:
+        return _run(cfg, cycles or cfg.demo.cycles, sessions or cfg.demo.sessions, keep_up, config_path,
+                    Screen(real_terminal), log_path)
+
+
+def _run(cfg: Config, cycles: int, sessions: int, keep_up: bool, config_path: str | None, screen: Screen,
+         log_path: Path):
+    from evals.factory.build import build_tasks
     from flows.cycle import run_cycle
     from infra.stack import down, up
     from models.traffic import simulate_traffic
+    from postgame.report import history, write_report
 
-    log("== 1/4 local stack")
-    up(cfg, log=log)
+    screen.line(f"postgame demo: {cycles} cycles of {sessions} sessions (home {cfg.home}); library logs: {log_path}")
+    reports = []
     try:
-        log("== 2/4 task world")
-        built = ensure_built(cfg)
-        log(f"   {built.summary() if hasattr(built, 'summary') else built}")
-        log(f"== 3/4 production traffic: {sessions} sessions from the champion")
-        traffic = simulate_traffic(cfg, sessions=sessions, settings=demo_traffic(cfg))
-        log(f"   {traffic.summary() if hasattr(traffic, 'summary') else traffic}")
-        log("== 4/4 one continuous-training cycle")
-        report = run_cycle(config_path, source=None)
+        with screen.step("local stack") as bar:
+            up(cfg, log=bar.say)
+            bar.outcome = "Prefect, MLflow and SeaweedFS S3 up on loopback"
+        with screen.step("task world") as bar:
+            built = build_tasks(cfg, progress=bar.say)
+            bar.outcome = built.summary()
+        with screen.step("base policy") as bar:
+            bar.outcome = bootstrap_base(cfg)
+        watcher = None
+        prefect_logger = logging.getLogger("prefect.task_runs")
+        for n in range(1, cycles + 1):
+            with screen.step(f"cycle {n}/{cycles} traffic", total=sessions) as bar:
+                traffic = simulate_traffic(cfg, sessions=sessions, settings=demo_traffic(cfg), progress=bar.advance)
+                bar.outcome = f"{traffic.sessions} sessions, {traffic.outcomes.get('resolved', 0)} resolved"
+            with screen.step(f"cycle {n}/{cycles}", total=len(CYCLE_STAGES)) as bar:
+                watcher = _StageWatcher(bar)
+                prefect_logger.addHandler(watcher)
+                bar.say(CYCLE_STAGES[0])
+                try:
+                    report = run_cycle(config_path, source=None)
+                    bar.outcome = f"cycle {report.cycle} of the experiment, " + \
+                        ("promoted" if report.promoted else report.status)
+                except PostgameError as exc:  # a failed gate stops this cycle, not the demo
+                    bar.outcome = f"stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+                    continue
+                finally:
+                    prefect_logger.removeHandler(watcher)
+            reports.append(report)
+            for text in cycle_block(report):
+                screen.line(text)
+        with screen.step("report") as bar:
+            written = write_report(history(cfg), cfg.home / "report")
+            bar.outcome = str(written.markdown)
     except BaseException:
+        screen.line(f"demo stopped; the details are in {log_path}")
         if not keep_up:
-            down(cfg, log=log)
+            down(cfg, log=lambda *_: None)
         raise
-    log(report.summary())
-    prefect = report.urls.get("prefect")
-    if prefect:
-        log(f"Prefect UI: {prefect}/runs  (flow 'continuous-cycle')")
-    mlflow_url = report.urls.get("mlflow", "")
+    _epilogue(cfg, screen, reports, written, keep_up)
+    return reports
+
+
+def _epilogue(cfg: Config, screen: Screen, reports, written, keep_up: bool) -> None:
+    from infra.stack import down
+
+    headline = written.markdown.read_text().split("\n## ", 1)[0].splitlines()
+    for text in headline[2:]:
+        if text.strip():
+            screen.line(text)
+    screen.line(f"report: {written.markdown}")
+    screen.line(f"charts: {', '.join(p.name for p in written.charts)} in {written.markdown.parent}")
+    last = reports[-1] if reports else None
+    if last is not None and last.urls.get("prefect"):
+        screen.line(f"Prefect UI: {last.urls['prefect']}/runs  (flow 'continuous-cycle'; artifacts: cycle-report, "
+                    f"cycles, lineage)")
+    mlflow_url = last.urls.get("mlflow", "") if last else ""
     if mlflow_url.startswith("http"):
-        log(f"MLflow UI:  {mlflow_url}/#/models/{cfg.tracking.registered_model}/versions/{report.version}")
+        screen.line(f"MLflow UI:  {mlflow_url}/#/models/{cfg.tracking.registered_model}")
+    screen.line("lineage:    postgame lineage champion   |   report again: postgame report --out DIR")
     if keep_up:
-        log("The stack stays up to browse; stop it with: postgame down")
+        screen.line("The stack stays up to browse; stop it with: postgame down")
     else:
         from prefect.logging.handlers import APILogWorker
 
-        APILogWorker.drain_all(timeout=10)  # send the cycle's queued logs while the Prefect server still runs
-        down(cfg, log=log)
-    return report
+        with screen.step("stopping the stack") as bar:
+            APILogWorker.drain_all(timeout=10)  # send the cycles' queued logs while the Prefect server still runs
+            down(cfg, log=bar.say)
+            bar.outcome = "stopped"

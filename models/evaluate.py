@@ -69,6 +69,7 @@ def evaluate_candidate(cfg: Config, candidate: Candidate) -> Evaluation:
 
     from models import registry
     from models.policy import Policy
+    from postgame.lineage import EVAL_REPORT_TAG, file_sha256
     from postgame.runtime import resolve
 
     instances, sha = eval_set(cfg)
@@ -93,6 +94,7 @@ def evaluate_candidate(cfg: Config, candidate: Candidate) -> Evaluation:
         if champ_scores is not None:
             mlflow.log_metric(f"eval.champion_{cfg.promote.metric}", champ_scores.metric)
         mlflow.log_artifact(str(run_dir / "candidate" / "report.json"), artifact_path="eval")
+        mlflow.set_tag(EVAL_REPORT_TAG, file_sha256(run_dir / "candidate" / "report.json"))  # pins it (lineage)
     return Evaluation(eval_set_sha256=sha, split=cfg.promote.eval_split, candidate=cand_scores,
                       champion=champ_scores, champion_version=champion.version if champion else None,
                       report_path=str(run_dir / "candidate" / "report.json"),

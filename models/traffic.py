@@ -7,6 +7,7 @@ by the harness and written to the store as a schema-v1 log record (`evals.factor
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime
 
 from evals.factory.simulate import SimulationSummary, simulate
@@ -15,8 +16,10 @@ from postgame.settings.factory import SimulatorSettings
 
 
 def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
-                     settings: SimulatorSettings | None = None, now: datetime | None = None) -> SimulationSummary:
-    """The champion's traffic, logged under `factory.simulate.log_prefix` of the store."""
+                     settings: SimulatorSettings | None = None, now: datetime | None = None,
+                     progress: Callable[[int], None] | None = None) -> SimulationSummary:
+    """The champion's traffic, logged under `factory.simulate.log_prefix` of the store; `progress(n)` is told each
+    time the champion has answered n more sessions."""
     from evals.factory.instances import load_split
     from evals.harness import GradeCache, evaluate
     from models.policy import load_champion
@@ -27,13 +30,18 @@ def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
     policy = load_champion(cfg)
     cache = GradeCache(cfg.home / "cache" / "grades")
 
+    def attempt(prompts):
+        answers = policy.generate(prompts)
+        if progress:
+            progress(len(answers))
+        return answers
+
     def grade(instance, patch):
         return evaluate(instance, patch, repos_dir=None, settings=cfg.eval, cache=cache)
 
-    summary = simulate(instances, policy.generate, grade, sessions=sessions, store=store(cfg),
+    summary = simulate(instances, attempt, grade, sessions=sessions, store=store(cfg),
                        settings=settings or cfg.factory.simulate, seed=cfg.factory.seed if seed is None else seed,
                        model_name=policy.name, model_version=str(policy.version), now=now,
-                       usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour,
-                       grade_workers=cfg.eval.workers or os.cpu_count() or 1)
+                       usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour, grade_workers=cfg.eval.workers or os.cpu_count() or 1)
     emit_logs_landed(cfg, source=log_source(cfg), objects=len(summary.objects))  # the deployment's event trigger
     return summary

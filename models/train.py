@@ -483,6 +483,7 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
 
     from models import registry
     from models.policy import base_policy_dir
+    from postgame.lineage import CHECKPOINT_TAG, tree_sha256
 
     # setup
     all_rows = load_rows(cfg, dataset)
@@ -519,6 +520,7 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
                             "train.resumed_from_step": result.resumed_from_step})
         # save
         model_uri = registry.log_policy(cfg, Path(result.output_dir), run_id=run.info.run_id)
+        mlflow.set_tag(CHECKPOINT_TAG, tree_sha256(result.output_dir))  # pins the logged checkpoint (lineage)
         candidate = Candidate(run_id=run.info.run_id, model_uri=model_uri, model_dir=result.output_dir,
                               parent_version=str(parent), method=method, steps=result.steps,
                               train_loss=result.train_loss, seconds=result.seconds, dataset_sha256=dataset.sha256,

@@ -19,6 +19,7 @@ import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from postgame.errors import ConfigError
+from postgame.settings.demo import CostSettings, DemoSettings
 from postgame.settings.factory import FactorySettings
 from postgame.settings.harness import HarnessSettings
 from postgame.settings.ingest import IngestSettings
@@ -97,11 +98,6 @@ class PromoteSettings(_Section):
     eval_instances: int = Field(12, gt=0, description="Instances of the split evaluated per cycle (first N by id).")
 
 
-class CostSettings(_Section):
-    usd_per_cpu_hour: float = Field(0.05, ge=0, description="Price of one core-hour, for intelligence per dollar.")
-    usd_per_gpu_hour: float = Field(2.5, ge=0, description="Price of one GPU-hour (training on use_gpu).")
-
-
 class Config(_Section):
     home: Path = Field(Path(".postgame"), description="All state: servers' data, logs, caches, outputs.")
     stack: StackSettings = StackSettings()
@@ -121,6 +117,7 @@ class Config(_Section):
     runner: RunnerSettings = RunnerSettings()
     operate: OperateSettings = Field(OperateSettings(), description="Continuous operation: schedule, one cycle at "
                                      "a time, retries, service timeouts, auth.")
+    demo: DemoSettings = DemoSettings()
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

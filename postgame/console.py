@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from typing import Any
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
 
 
 def echo_json(obj: Any) -> None:
@@ -16,3 +18,33 @@ def quiet_stdout(as_json: bool) -> contextlib.AbstractContextManager:
     """With --json, stdout carries the JSON object alone: what libraries print (MLflow's "View run ... at") goes to
     stderr instead."""
     return contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def library_output_to(path: Path) -> Iterator[TextIO]:
+    """While inside, whatever libraries and child processes write to stdout and stderr (warnings, TRL's per-step
+    dicts, MLflow's "View run" lines, Prefect's task logs) is appended to `path`; yields a stream to the terminal for
+    what the user should see. File descriptors 1 and 2 are redirected, so writes from C code and children go too."""
+    import os
+    from datetime import UTC, datetime
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved_out, saved_err = os.dup(1), os.dup(2)
+    terminal = os.fdopen(os.dup(saved_out), "w", buffering=1)
+    with open(path, "a", buffering=1) as log:
+        log.write(f"\n===== {datetime.now(UTC).isoformat(timespec='seconds')} {' '.join(sys.argv)}\n")
+        log.flush()
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        try:
+            yield terminal
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved_out, 1)
+            os.dup2(saved_err, 2)
+            os.close(saved_out)
+            os.close(saved_err)
+            terminal.close()

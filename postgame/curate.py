@@ -145,6 +145,7 @@ def curate_snapshots(cfg: Config, snapshot_ids: list[str], splits: dict[str, str
     """The training set of these snapshots; `splits` maps each task's instance id to its split."""
     from postgame.contract.arrow import to_record
     from postgame.ingest import load_snapshot
+    from postgame.lineage import code_version, config_sha256
     from postgame.runtime import store
 
     sessions: list[dict] = []
@@ -165,7 +166,9 @@ def curate_snapshots(cfg: Config, snapshot_ids: list[str], splits: dict[str, str
                              varied_prompts=sum(1 for r in grpo if r["variance"] > 0), skipped=skipped)
     if not s.exists(dataset.key):
         s.put(dataset.key, body)
-        s.put(f"datasets/{sha}.manifest.json", json.dumps(asdict(dataset), indent=2, sort_keys=True).encode())
+        made_by = {"code_version": code_version(), "config_sha256": config_sha256(cfg)}  # lineage: what made it
+        s.put(f"datasets/{sha}.manifest.json", json.dumps({**asdict(dataset), **made_by}, indent=2,
+                                                          sort_keys=True).encode())
     return dataset
 
 

@@ -3,6 +3,8 @@
     postgame up | down | status [--json]     # the local stack (Prefect, MLflow, SeaweedFS S3) on loopback
     postgame demo                            # the embedded default: stack up, task world, traffic, one full cycle
     postgame cycle [--source URI] [--json]   # one continuous-training cycle (in-process if no stack runs)
+    postgame lineage VERSION [--json]        # a model version back to its log objects, every hop checked
+    postgame report [--out DIR] [--json]     # every cycle so far: markdown + charts, intelligence per dollar
     postgame ingest | validate | train | eval | promote ...   # one stage at a time
     postgame serve | trigger | watch         # the deployment: schedule, retraining by API and by event
 
@@ -24,8 +26,8 @@ from postgame.errors import ConfigError, PostgameError
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="postgame: continuous post-training of coding agents.")
 
-COMMAND_MODULES = ("postgame.cli.stack", "postgame.cli.stages", "postgame.cli.operate", "postgame.ingest.cli", "postgame.validate.cli",
-                   "evals.harness.cli", "evals.factory.cli")
+COMMAND_MODULES = ("postgame.cli.stack", "postgame.cli.stages", "postgame.cli.operate", "postgame.cli.story",
+                   "postgame.ingest.cli", "postgame.validate.cli", "evals.harness.cli", "evals.factory.cli")
 
 
 @app.callback()

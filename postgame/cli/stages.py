@@ -1,7 +1,7 @@
 """Commands that compose stages: the cycle, the demo, and the train/promote/simulate steps outside a cycle.
 
-    postgame cycle [--source URI] [--json]    # one continuous-training cycle
-    postgame demo [--sessions N]              # the embedded default end to end
+    postgame cycle [--source URI] [--json]    # one continuous-training cycle: flow run, stages, decision, cost
+    postgame demo [--cycles N] [--sessions N] # the embedded default end to end: N rounds of traffic -> cycle
     postgame simulate --sessions N [--json]   # production traffic from the champion
     postgame train --mode sft|dpo|grpo [--snapshot ID] [--max-steps N] [--seed S] [--json]
                                               # curate, train a candidate in a new MLflow run
@@ -21,24 +21,32 @@ from postgame.console import echo_json, quiet_stdout
 def cycle(source: str | None = typer.Option(None, help="Logs to read (folder or s3://bucket/prefix); default "
                                                            "ingest.source."),
           as_json: bool = typer.Option(False, "--json", help="Print the cycle report as JSON.")) -> None:
-    """Run one continuous-training cycle: ingest, validate, curate, train, evaluate, promote."""
-    from flows.cycle import run_cycle
+    """Run one continuous-training cycle: ingest, validate, curate, train, evaluate, promote, report.
 
-    with quiet_stdout(as_json):
+    Prints the Prefect flow run (id and URL), each stage's outcome, the decision, the cost and intelligence per
+    dollar; library output goes to <home>/<demo.log_file>."""
+    from flows.cycle import run_cycle
+    from postgame.console import library_output_to
+
+    cfg = runtime.current_config()
+    with library_output_to(cfg.home / cfg.demo.log_file):
         report = run_cycle(runtime.config_path_arg(), source=source)
     if as_json:
-        echo_json(report.model_dump(mode="json"))
+        echo_json({**report.model_dump(mode="json"), "flow_run_url": report.flow_run_url})
     else:
         typer.echo(report.summary())
 
 
-def demo(sessions: int = typer.Option(48, help="Simulated production sessions before the cycle."),
+def demo(cycles: int | None = typer.Option(None, min=1, help="Rounds of traffic -> cycle (default demo.cycles)."),
+         sessions: int | None = typer.Option(None, min=1, help="Simulated production sessions before each cycle "
+                                                                "(default demo.sessions)."),
          keep_up: bool = typer.Option(True, help="Leave the stack running to browse the UIs afterwards.")) -> None:
-    """The embedded default, end to end on a laptop CPU: stack, task world, production traffic, one cycle."""
+    """The embedded default, end to end on a laptop CPU: stack, task world, base policy, N rounds of production
+    traffic -> cycle, then the report and the URLs to open."""
     from flows.demo import run_demo
 
-    run_demo(runtime.current_config(), sessions=sessions, keep_up=keep_up, config_path=runtime.config_path_arg(),
-             log=typer.echo)
+    run_demo(runtime.current_config(), cycles=cycles, sessions=sessions, keep_up=keep_up,
+             config_path=runtime.config_path_arg())
 
 
 def simulate(sessions: int = typer.Option(..., "--sessions", min=1, help="Sessions to simulate."),

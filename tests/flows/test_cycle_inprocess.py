@@ -12,28 +12,10 @@ import json
 
 import pytest
 
-from tests.support import make_config
-
-SMALL_WORLD = {
-    "tasks": {"projects": ["textkit", "intervals", "ledger", "semver"], "instances_per_project": 2,
-              "candidates_per_project": 8, "split_projects": {"eval": ["semver"], "holdout": ["ledger"]}},
-    "policy": {"max_new_tokens": 16, "max_prompt_tokens": 512},
-    "train": {"max_steps": 1, "batch_size": 4, "num_generations": 4, "max_prompts": 2},
-    "promote": {"eval_instances": 2},
-    "eval": {"timeout_s": 30},
-}
-
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    from evals.factory.build import ensure_built
-    from models.traffic import simulate_traffic
-
-    cfg = make_config(tmp_path_factory.mktemp("inprocess-home"), **SMALL_WORLD)
-    ensure_built(cfg)
-    traffic = simulate_traffic(cfg, sessions=4)
-    assert traffic.sessions == 4
-    return cfg
+def world(small_world):
+    return small_world  # tests/flows/conftest.py: built once, shared with the lineage and cost tests
 
 
 def _cycle(cfg):
@@ -42,12 +24,12 @@ def _cycle(cfg):
     return run_cycle(str(cfg.home / "postgame.yaml"))
 
 
-def test_full_cycle_registers_a_champion_traceable_to_its_logs(world):
+def test_full_cycle_registers_a_champion_traceable_to_its_logs(world, first_cycle):
     from models import registry
     from postgame import ledger
     from postgame.ingest import snapshot_manifest
 
-    report = _cycle(world)
+    _, report = first_cycle
     assert report.status == "completed"
     assert report.train_method in {"grpo", "sft"} and report.train_steps == 1
     assert report.promoted and report.version == "1"  # first cycle: no champion to beat
