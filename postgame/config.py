@@ -22,6 +22,7 @@ from postgame.errors import ConfigError
 from postgame.settings.factory import FactorySettings
 from postgame.settings.harness import HarnessSettings
 from postgame.settings.ingest import IngestSettings
+from postgame.settings.promote import PromoteSettings
 from postgame.settings.validate import ValidateSettings
 
 ENV_PREFIX = "POSTGAME_"
@@ -111,15 +112,6 @@ class TrainSettings(_Section):
             raise ValueError(f"train.batch_size={self.batch_size} must be a multiple of "
                              f"train.num_generations={self.num_generations}")
         return self
-
-
-class PromoteSettings(_Section):
-    metric: Literal["resolved_rate", "mean_reward"] = Field(
-        "resolved_rate", description="Metric on the eval split the candidate must beat the champion on.")
-    min_improvement: float = Field(0.0, ge=0, description="Candidate must beat the champion by more than this.")
-    max_error_rate: float = Field(0.2, ge=0, le=1, description="More infrastructure errors than this: never promote.")
-    eval_split: str = Field("eval", description="Task split candidates and champion are compared on.")
-    eval_instances: int = Field(12, gt=0, description="Instances of the split evaluated per cycle (first N by id).")
 
 
 class CostSettings(_Section):

@@ -4,6 +4,7 @@
     postgame demo                            # the embedded default: stack up, task world, traffic, one full cycle
     postgame cycle [--source URI] [--json]   # one continuous-training cycle (in-process if no stack runs)
     postgame ingest | validate | train | eval | promote ...   # one stage at a time
+    postgame review approve|reject V | rollback [--to V]      # a reviewer's commands
 
 Every command takes `--config FILE` (else $POSTGAME_CONFIG, else ./postgame.yaml). A bad config exits with code 2 and
 one line naming the key, the value and what is allowed. Commands that belong to one stage live beside it (its
@@ -23,8 +24,8 @@ from postgame.errors import ConfigError, PostgameError
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="postgame: continuous post-training of coding agents.")
 
-COMMAND_MODULES = ("postgame.cli.stack", "postgame.cli.stages", "postgame.ingest.cli", "postgame.validate.cli",
-                   "evals.harness.cli", "evals.factory.cli")
+COMMAND_MODULES = ("postgame.cli.stack", "postgame.cli.stages", "postgame.cli.review", "postgame.ingest.cli",
+                   "postgame.validate.cli", "evals.harness.cli", "evals.factory.cli")
 
 
 @app.callback()
