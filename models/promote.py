@@ -128,7 +128,7 @@ def decide(candidate: Mapping[str, SplitScores], champion: Mapping[str, SplitSco
         p_value = mcnemar_exact(wins, losses, sided=policy.sided)
         ok = p_value <= policy.alpha
         checks.append(Check("significance", ok, f"exact McNemar ({policy.sided}-sided) on {len(pairs)} paired "
-                                                f"instances: {wins} wins, {losses} losses, p = {p_value:.4f} "
+                                                f"instances: {_n(wins, 'win')}, {_n(losses, 'loss')}, p = {p_value:.4f} "
                                                 + ("<= " if ok else "> ") + f"promote.alpha {policy.alpha}",
                             p_value, policy.alpha))
         for name, tolerance in policy.guard_splits.items():
@@ -153,14 +153,18 @@ def decide(candidate: Mapping[str, SplitScores], champion: Mapping[str, SplitSco
                             cost_usd, policy.max_cost_usd))
     promote = all(c.passed for c in checks)
     if promote and theirs is not None:
-        reason = (f"resolves {mine.rate:.3f} vs champion {theirs.rate:.3f} on {split} ({delta:+.3f}; {wins} wins, "
-                  f"{losses} losses, p = {p_value:.4f} <= {policy.alpha}); guards hold")
+        reason = (f"resolves {mine.rate:.3f} vs champion {theirs.rate:.3f} on {split} ({delta:+.3f}; "
+                  f"{_n(wins, 'win')}, {_n(losses, 'loss')}, p = {p_value:.4f} <= {policy.alpha}); guards hold")
     elif promote:
         reason = f"no champion; resolves {mine.rate:.3f} on {split} (> floor {policy.floor:.3f}); guards hold"
     else:
         reason = "; ".join(c.detail for c in checks if not c.passed)
     return Decision(promote, reason, mine.rate, theirs.rate if theirs is not None else None, split=split, n=mine.n,
                     wins=wins, losses=losses, delta=delta, p_value=p_value, cost_usd=cost_usd, checks=tuple(checks))
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word if count == 1 else word + ('es' if word.endswith('s') else 's')}"
 
 
 def _pooled_p2p(scores: Mapping[str, SplitScores]) -> float:

@@ -81,8 +81,8 @@ def _rate(s: SplitScores | None) -> str:
     return f"**{s.rate:.1%}** ({s.resolved}/{s.n}) <br>[{low:.1%}, {high:.1%}]"
 
 
-VERDICT = {"promoted": "✅ PROMOTED to champion", "rejected": "❌ REJECTED — champion unchanged",
-           "awaiting_approval": "⏳ PASSED THE GATE — awaiting a reviewer's approval"}
+VERDICT = {"promoted": "PROMOTED to champion", "rejected": "REJECTED (champion unchanged)",
+           "awaiting_approval": "PASSED THE GATE, awaiting a reviewer's approval"}
 
 
 def review_markdown(cfg: Config, version: str, decision, evaluation: Evaluation, context: ReviewContext) -> str:
@@ -101,17 +101,18 @@ def review_markdown(cfg: Config, version: str, decision, evaluation: Evaluation,
         role = ("**decides**" if split == evaluation.decide_split
                 else f"guard (≤ {p.guard_splits.get(split, 0):.0%} drop)")
         other = champ.get(split)
-        delta = f"{s.rate - other.rate:+.1%}" if other is not None else "—"
+        delta = f"{(s.rate - other.rate) * 100:+.1f} pts" if other is not None else "—"
         lines.append(f"| {split} | {role} | {_rate(s)} | {_rate(other)} | {delta} |")
     lines.append("")
     if decision.p_value is not None:
         n_pairs = decision.n
         mde = detectable_effect(n_pairs, alpha=p.alpha, sided=p.sided)
-        power = (f" At n = {n_pairs} this test detects a gain of {mde:.1%} with 80% power (when nothing regresses)."
+        power = (f" At n = {n_pairs} this test detects a gain of {mde * 100:.1f} points with 80% power (when "
+                 f"nothing regresses)."
                  if mde is not None else "")
         lines += [f"**Paired test** on {decision.split}: exact McNemar ({p.sided}-sided, α = {p.alpha}): "
                   f"{decision.wins} instances only the candidate resolves, {decision.losses} only the champion; "
-                  f"Δ = {decision.delta:+.1%}, **p = {decision.p_value:.4f}**.{power}", ""]
+                  f"Δ = {decision.delta * 100:+.1f} points, **p = {decision.p_value:.4f}**.{power}", ""]
     lines += ["| check | result | detail |", "| --- | --- | --- |"]
     lines += [f"| {c.name} | {'pass' if c.passed else '**FAIL**'} | {c.detail} |" for c in decision.checks]
     lines.append("")
