@@ -23,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.harness import HarnessSettings, Prediction, load_instances, run_evaluation  # noqa: E402
-from evals.harness.examples import INSTANCES_FILE  # noqa: E402
-from evals.harness.examples.build import build_repos  # noqa: E402
-from postgame.runners import local_mapper  # noqa: E402
-from postgame.settings.runner import RunnerSettings  # noqa: E402
-from tasks.fanout import evaluate_instances  # noqa: E402
+from evals.harness import HarnessSettings, Prediction, load_instances, run_evaluation
+from evals.harness.examples import INSTANCES_FILE
+from evals.harness.examples.build import build_repos
+from postgame.runners import local_mapper
+from postgame.settings.runner import RunnerSettings
+from tasks.fanout import evaluate_instances
 
 
 def main() -> None:

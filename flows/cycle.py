@@ -18,7 +18,7 @@ from tasks.claim import claim
 from tasks.curate import curate
 from tasks.evaluate import evaluate
 from tasks.ingest import ingest
-from tasks.promote import promote
+from tasks.promote import await_approval, promote
 from tasks.report import CycleReport, nothing_to_learn, open_cycle_run, report
 from tasks.resume import RESULTS_BLOCK
 from tasks.train import train, training_run
@@ -38,7 +38,7 @@ def continuous_cycle(source: str | None = None, config_path: str | None = None, 
     dataset = curate(cfg, data.snapshot_ids)
     candidate = train(cfg, dataset, training_run(cfg, dataset, start.run_id))  # same run (folder) on a re-run
     evaluation = evaluate(cfg, candidate)
-    promotion = promote(cfg, candidate, evaluation)
+    promotion = await_approval(cfg, promote(cfg, candidate, evaluation))  # a reviewer, if promote.require_approval
     return report(cfg, start, data, warnings, dataset, candidate, evaluation, promotion, stack.urls())
 
 

@@ -1,23 +1,103 @@
-"""Evaluate: the candidate and the champion answer the same held-out tasks; the harness grades their patches.
+"""Evaluate: the candidate and the champion answer the same instances; the harness grades their patches.
 
-Both are scored on the first `promote.eval_instances` tasks of `promote.eval_split` (a split no training prompt comes
-from) with greedy decoding, so the comparison is deterministic. The champion's score is reused from its version tags
-when it was measured on the same task set (same sha256); otherwise it is measured again.
+    evaluate_candidate(cfg, candidate)      # the cycle's evaluate stage (`postgame promote --run-id RUN`)
+    evaluate_version(cfg, version)          # a registered version again (`postgame promote --version V`)
+
+What is graded (`promote:` settings): the deciding split (`decide_split`, default `indomain` — new bugs in the
+projects the model serves; `eval` when the catalog has none, said in a log line), `eval_instances` of them, and each
+guard split (`guard_splits`, default the unseen-project `eval` split and `holdout`), `guard_instances` each. Every set
+is stratified per project (round-robin over projects, each project's instances in a seeded order), so one project
+cannot fill it. Both models answer greedily with the same decoding and harness settings.
+
+A policy's scores on a set are stored as `scores/<cache key>.json` in the MLflow run of its version, with one outcome
+per instance. The key covers everything that can change a grade: the split, every instance id with its base commit
+and environment hash, the decoding settings and prompt template, and the harness settings that affect grading. A
+champion is re-graded only when no stored score has the key. The per-instance outcomes of both models are kept in the
+candidate's run as `eval/per_instance.json`.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import json
+import logging
+import random
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from models.train import Candidate
 from postgame.config import Config
+
+log = logging.getLogger("postgame.evaluate")
+
+
+@dataclass(frozen=True)
+class InstanceOutcome:
+    instance_id: str
+    project: str
+    resolved: bool
+    error: bool = False  # an infrastructure error: not the model's doing, never counted as a failure of it
+    p2p_broken: bool = False  # the applied patch broke a PASS_TO_PASS test
+    reward: float | None = None
+
+
+@dataclass(frozen=True)
+class SplitScores:
+    """One policy on one graded set: an outcome per instance, and what grading it cost."""
+
+    split: str
+    cache_key: str
+    outcomes: tuple[InstanceOutcome, ...]
+    cpu_seconds: float = 0.0
+
+    @property
+    def n(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def resolved(self) -> int:
+        return sum(o.resolved for o in self.outcomes)
+
+    @property
+    def rate(self) -> float:
+        return self.resolved / self.n if self.n else 0.0
+
+    @property
+    def errors(self) -> int:
+        return sum(o.error for o in self.outcomes)
+
+    @property
+    def error_rate(self) -> float:
+        return self.errors / self.n if self.n else 0.0
+
+    @property
+    def p2p_broken(self) -> int:
+        return sum(o.p2p_broken for o in self.outcomes)
+
+    @property
+    def p2p_rate(self) -> float:
+        graded = self.n - self.errors
+        return self.p2p_broken / graded if graded else 0.0
+
+    @property
+    def mean_reward(self) -> float:
+        return sum(o.reward or 0.0 for o in self.outcomes) / self.n if self.n else 0.0
+
+    def by_id(self) -> dict[str, InstanceOutcome]:
+        return {o.instance_id: o for o in self.outcomes}
+
+    def to_dict(self) -> dict:
+        return {"split": self.split, "cache_key": self.cache_key, "cpu_seconds": self.cpu_seconds,
+                "outcomes": [asdict(o) for o in self.outcomes]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SplitScores:
+        return cls(split=data["split"], cache_key=data["cache_key"], cpu_seconds=float(data.get("cpu_seconds", 0)),
+                   outcomes=tuple(InstanceOutcome(**o) for o in data["outcomes"]))
 
 
 @dataclass(frozen=True)
 class Scores:
-    """What the gate compares: the metric on the same evaluation split, and how many instances it covers."""
+    """The headline: the metric on the deciding split, and how many instances it covers."""
 
     metric: float
     instances: int
@@ -26,77 +106,220 @@ class Scores:
 
 @dataclass(frozen=True)
 class Evaluation:
-    eval_set_sha256: str
-    split: str
-    candidate: Scores
-    champion: Scores | None
+    decide_split: str
+    candidate_splits: dict[str, SplitScores]
+    champion_splits: dict[str, SplitScores] | None
     champion_version: str | None
-    report_path: str
-    resolved_ids: tuple[str, ...]
+    cpu_seconds: float  # grading both models, this evaluation
+    report_path: str = ""
+    metric_name: str = "resolved_rate"
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def split(self) -> str:
+        return self.decide_split
+
+    @property
+    def eval_set_sha256(self) -> str:
+        return self.candidate_splits[self.decide_split].cache_key
+
+    @property
+    def candidate(self) -> Scores:
+        return _headline(self.candidate_splits[self.decide_split], self.metric_name)
+
+    @property
+    def champion(self) -> Scores | None:
+        if not self.champion_splits:
+            return None
+        return _headline(self.champion_splits[self.decide_split], self.metric_name)
+
+    @property
+    def resolved_ids(self) -> tuple[str, ...]:
+        return tuple(o.instance_id for o in self.candidate_splits[self.decide_split].outcomes if o.resolved)
 
 
-def eval_set(cfg: Config):
-    from evals.factory.instances import load_split
-
-    instances = sorted(load_split(cfg, cfg.promote.eval_split), key=lambda i: i.instance_id)
-    instances = instances[:cfg.promote.eval_instances]
-    sha = hashlib.sha256("\n".join(i.instance_id + ":" + i.base_commit for i in instances).encode()).hexdigest()
-    return instances, sha
+def _headline(scores: SplitScores, metric: str) -> Scores:
+    value = scores.mean_reward if metric == "mean_reward" else scores.rate
+    return Scores(metric=value, instances=scores.n, errors=scores.errors)
 
 
-def score_policy(cfg: Config, policy, instances, out_dir: Path) -> tuple[Scores, dict]:
-    """Generate one greedy answer per task, grade them all with the harness, return the scores and the report."""
+# --- what is graded ------------------------------------------------------------------------------------------------
+
+def stratified(records: list[dict], n: int, *, seed: int, split: str) -> list[dict]:
+    """Up to n records, one project at a time in turn (projects sorted, each project's records in a seeded order that
+    depends on neither the input order nor the other projects); returned sorted by instance id."""
+    by_project: dict[str, list[dict]] = {}
+    for rec in sorted(records, key=lambda r: r["instance_id"]):
+        by_project.setdefault(rec["repo"], []).append(rec)
+    queues = []
+    for project in sorted(by_project):
+        recs = by_project[project]
+        random.Random(f"promote:{seed}:{split}:{project}").shuffle(recs)
+        queues.append(recs)
+    chosen: list[dict] = []
+    while len(chosen) < n and any(queues):
+        for queue in queues:
+            if queue and len(chosen) < n:
+                chosen.append(queue.pop(0))
+    return sorted(chosen, key=lambda r: r["instance_id"])
+
+
+def deciding_split(wanted: str, fallback: str, available: set[str]) -> tuple[str, str | None]:
+    """The split that decides, and a note when it is the fallback."""
+    if wanted in available:
+        return wanted, None
+    return fallback, (f"promote.decide_split {wanted!r} is not in this task catalog (splits: {sorted(available)}); "
+                      f"deciding on {fallback!r} instead")
+
+
+def graded_sets(cfg: Config) -> tuple[str, dict[str, list[dict]], list[str]]:
+    """(deciding split, {split: records to grade}, notes) from the current task catalog."""
+    from evals.factory.instances import load_records
+
+    records = load_records(cfg)
+    available = {r["split"] for r in records}
+    decide, note = deciding_split(cfg.promote.decide_split, cfg.promote.eval_split, available)
+    notes = [note] if note else []
+    if note:
+        log.warning(note)
+    p = cfg.promote
+    sets = {decide: stratified([r for r in records if r["split"] == decide], p.eval_instances, seed=p.seed,
+                               split=decide)}
+    for split in p.guard_splits:
+        if split == decide:
+            continue
+        if split not in available:
+            notes.append(f"guard split {split!r} is not in this task catalog: not graded")
+            log.warning(notes[-1])
+            continue
+        sets[split] = stratified([r for r in records if r["split"] == split], p.guard_instances, seed=p.seed,
+                                 split=split)
+    return decide, sets, notes
+
+
+def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
+    """Everything that can change a grade: the instances (id, base commit, environment), greedy decoding with the
+    policy settings and prompt template, and the harness settings that the harness itself keys its grades on."""
+    from evals import prompts
+    from evals.harness.evaluator import _KEY_EXCLUDE
+
+    payload = {
+        "split": split,
+        "instances": [[r["instance_id"], r.get("base_commit", ""), r.get("environment_sha256", "")] for r in records],
+        "decoding": {"greedy": True, **cfg.policy.model_dump(mode="json", exclude={"base_model"})},
+        "prompt": hashlib.sha256((prompts.PROMPT_TEMPLATE + prompts.ANSWER_FORMAT).encode()).hexdigest(),
+        "harness": cfg.eval.model_dump(mode="json", exclude=_KEY_EXCLUDE),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _instances(cfg: Config, records: list[dict]):
+    from evals.factory.instances import environment_path
+    from evals.harness.instance import Instance
+
+    return [Instance.model_validate({**r, "environment_uri": r["environment"],
+                                     "environment": str(environment_path(cfg, r["environment_sha256"]))})
+            for r in records]
+
+
+# --- grading -------------------------------------------------------------------------------------------------------
+
+def outcome_of(result, project: str) -> InstanceOutcome:
+    """A harness GradeResult as the gate sees it."""
+    error = result.status == "error"
+    p2p = (result.tests_status or {}).get("PASS_TO_PASS", {})
+    broken = bool(result.patch_applied and not error and p2p.get("failure"))
+    return InstanceOutcome(instance_id=result.instance_id, project=project, resolved=bool(result.resolved),
+                           error=error, p2p_broken=broken, reward=result.reward)
+
+
+def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, split: str, key: str) -> SplitScores:
+    """One greedy answer per instance, graded by the harness; the report is written under out_dir."""
     from evals.factory.instances import prompt_for
     from evals.harness import Prediction, run_evaluation
     from evals.prompts import extract_patch
+    from postgame.report import cpu_seconds
 
+    started = cpu_seconds()
+    instances = _instances(cfg, records)
     generations = policy.generate([prompt_for(cfg, inst) for inst in instances], greedy=True)
     predictions = [Prediction(instance_id=inst.instance_id, model_name_or_path=f"{policy.name}@{policy.version}",
                               model_patch=extract_patch(gen.text)) for inst, gen in zip(instances, generations)]
     report = run_evaluation(instances, predictions, repos_dir=None, out_dir=out_dir, settings=cfg.eval,
                             progress=False)
-    total = len(instances)
-    rewards = [result.reward or 0.0 for result in report.results.values()]
-    metric = {"resolved_rate": len(report.resolved_ids) / total if total else 0.0,
-              "mean_reward": sum(rewards) / total if total else 0.0}[cfg.promote.metric]
-    data = report.to_dict()
-    errors = len(report.error_ids)
-    return Scores(metric=metric, instances=total, errors=errors), data
+    projects = {r["instance_id"]: r["repo"] for r in records}
+    outcomes = tuple(outcome_of(report.results[i.instance_id], projects[i.instance_id]) for i in instances
+                     if i.instance_id in report.results)
+    return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
 
 
-def evaluate_candidate(cfg: Config, candidate: Candidate) -> Evaluation:
-    import mlflow
+def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str, str], out_dir: Path,
+               run_id: str, stored: dict[str, SplitScores] | None = None) -> dict[str, SplitScores]:
+    from models import registry
 
+    scores = {}
+    for split, records in sets.items():
+        hit = (stored or {}).get(split)
+        if hit is not None:
+            scores[split] = hit
+            continue
+        scores[split] = score_policy(cfg, policy, records, out_dir / split, split=split, key=keys[split])
+        if run_id:
+            registry.store_scores(cfg, run_id, scores[split])
+    return scores
+
+
+def evaluate_policy(cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_version: str | None = None
+                    ) -> Evaluation:
+    """Grade `policy` (logged in `run_id`) and the champion on the same sets; keep both as artifacts of run_id."""
     from models import registry
     from models.policy import Policy
-    from postgame.lineage import EVAL_REPORT_TAG, file_sha256
-    from postgame.runtime import resolve
+    from postgame.lineage import EVAL_REPORT_PATH, EVAL_REPORT_TAG, file_sha256
 
-    instances, sha = eval_set(cfg)
-    run_dir = cfg.home / "runs" / candidate.run_id / "eval"
-    policy = Policy(Path(candidate.model_dir), name=cfg.tracking.registered_model, version=f"run-{candidate.run_id}",
-                    settings=cfg.policy)
-    cand_scores, report = score_policy(cfg, policy, instances, run_dir / "candidate")
+    decide, sets, notes = graded_sets(cfg)
+    keys = {split: cache_key(cfg, split, records) for split, records in sets.items()}
+    stored_own = {s: hit for s in sets if (hit := registry.load_scores(cfg, run_id, keys[s])) is not None}
+    cand = _grade_all(cfg, policy, sets, keys, out_dir / "candidate", run_id, stored_own)
     champion = registry.champion_version(cfg)
-    champ_scores = None
-    if champion is not None:
-        if champion.tags.get("eval.set_sha256") == sha and champion.metric(cfg.promote.metric) is not None:
-            champ_scores = Scores(metric=champion.metric(cfg.promote.metric), instances=len(instances),
-                                  errors=int(champion.tags.get("eval.errors", 0)))
-        else:
+    champ = None
+    if champion is not None and champion.version != exclude_version:
+        stored = {s: hit for s in sets if (hit := registry.load_scores(cfg, champion.run_id, keys[s])) is not None}
+        if len(stored) < len(sets):
             champ_policy = Policy(registry.download_version(cfg, champion.version), name=champion.name,
                                   version=champion.version, settings=cfg.policy)
-            champ_scores, _ = score_policy(cfg, champ_policy, instances, run_dir / "champion")
-    resolve(cfg)  # points MLflow at the stack
-    with mlflow.start_run(run_id=candidate.run_id):
-        mlflow.log_metrics({f"eval.{cfg.promote.metric}": cand_scores.metric, "eval.errors": cand_scores.errors,
-                            "eval.instances": cand_scores.instances})
-        if champ_scores is not None:
-            mlflow.log_metric(f"eval.champion_{cfg.promote.metric}", champ_scores.metric)
-        mlflow.log_artifact(str(run_dir / "candidate" / "report.json"), artifact_path="eval")
-        mlflow.set_tag(EVAL_REPORT_TAG, file_sha256(run_dir / "candidate" / "report.json"))  # pins it (lineage)
-    return Evaluation(eval_set_sha256=sha, split=cfg.promote.eval_split, candidate=cand_scores,
-                      champion=champ_scores, champion_version=champion.version if champion else None,
-                      report_path=str(run_dir / "candidate" / "report.json"),
-                      resolved_ids=tuple(report["resolved_ids"]))
+        else:
+            champ_policy = None
+        champ = _grade_all(cfg, champ_policy, sets, keys, out_dir / "champion", champion.run_id, stored)
+    spent = sum(s.cpu_seconds for s in cand.values() if s.split not in stored_own)
+    evaluation = Evaluation(decide_split=decide, candidate_splits=cand, champion_splits=champ,
+                            champion_version=champion.version if champ is not None and champion else None,
+                            cpu_seconds=spent, report_path=str(out_dir / "candidate" / decide / "report.json"),
+                            metric_name=cfg.promote.metric, notes=tuple(notes))
+    registry.log_evaluation(cfg, run_id, evaluation)
+    report = Path(evaluation.report_path)
+    if run_id and report.is_file():  # the deciding split's harness report, pinned by hash (lineage)
+        c = registry.client(cfg)
+        c.log_artifact(run_id, str(report), artifact_path=str(Path(EVAL_REPORT_PATH).parent))
+        c.set_tag(run_id, EVAL_REPORT_TAG, file_sha256(report))
+    return evaluation
 
+
+def evaluate_candidate(cfg: Config, candidate) -> Evaluation:
+    """The cycle's evaluate stage: a trained, not yet registered candidate (`models.train.Candidate`)."""
+    from models.policy import Policy
+
+    policy = Policy(Path(candidate.model_dir), name=cfg.tracking.registered_model, version=f"run-{candidate.run_id}",
+                    settings=cfg.policy)
+    return evaluate_policy(cfg, policy, candidate.run_id, cfg.home / "runs" / candidate.run_id / "eval")
+
+
+def evaluate_version(cfg: Config, version: str) -> Evaluation:
+    """A registered version graded again against the champion (`postgame promote --version V`)."""
+    from models import registry
+    from models.policy import Policy
+
+    info = registry.get_version(cfg, version)
+    policy = Policy(registry.download_version(cfg, info.version), name=info.name, version=info.version,
+                    settings=cfg.policy)
+    return evaluate_policy(cfg, policy, info.run_id, cfg.home / "runs" / info.run_id / "eval",
+                           exclude_version=info.version)

@@ -3,18 +3,34 @@
 A version is logged as an MLflow pyfunc whose artifact is the Hugging Face checkpoint folder, so it loads anywhere
 with `mlflow.pyfunc.load_model("models:/postgame-policy@champion")` and serves as plain text-in, text-out.
 Aliases are read from `get_registered_model(...).aliases`, never from `search_model_versions` (mlflow#16734).
+
+Aliases: `challenger` names the version under review now (removed once it is decided), `champion` the serving one.
+Moving `champion` is compare-and-set (`move_champion(..., expected=V)`: refused with `StaleChampion` when the champion
+is no longer V) and every move is recorded as a registered-model tag `champion.move.NNNNNN` holding
+`{"from", "to", "why", "by", "at"}`. Tags rather than a JSON artifact: a registered model has no artifact store of its
+own (an artifact would live in some run), while its tags show on the model's page in the MLflow UI, need no run, and
+come back with the one `get_registered_model` call that also reads the aliases. MLflow has no conditional write, so
+the check and the move are two requests: a race inside those milliseconds is not excluded here (the cycle runs one at
+a time); a move from a stale read, however old, is.
 """
 
 from __future__ import annotations
 
+import getpass
+import json
+import os
 import shutil
-from dataclasses import dataclass
+import tempfile
+import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from postgame.config import Config
+from postgame.errors import RollbackError, StaleChampion
 
 CHAMPION = "champion"
 CHALLENGER = "challenger"
+MOVE_TAG = "champion.move."
 
 
 def _pyfunc_class():
@@ -135,8 +151,143 @@ def register(cfg: Config, model_uri: str, *, tags: dict[str, str], description: 
     return _info(cfg, c.get_model_version(mv.name, str(mv.version)))
 
 
-def set_champion(cfg: Config, version: str) -> None:
-    client(cfg).set_registered_model_alias(cfg.tracking.registered_model, CHAMPION, str(version))
+def get_version(cfg: Config, version: str) -> VersionInfo:
+    return _info(cfg, client(cfg).get_model_version(cfg.tracking.registered_model, str(version)))
+
+
+def actor() -> str:
+    """Who is acting from this process: $POSTGAME_ACTOR, else the OS user."""
+    try:
+        return os.environ.get("POSTGAME_ACTOR") or getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class ChampionMove:
+    """One move of `champion`: from which version (None = no champion before), to which, why, by whom, when."""
+
+    to: str
+    from_: str | None
+    why: str
+    by: str
+    at: float
+
+    def to_dict(self) -> dict:
+        return {"from": self.from_, "to": self.to, "why": self.why, "by": self.by, "at": self.at}
+
+
+def champion_history(cfg: Config) -> list[ChampionMove]:
+    """Every recorded champion move, oldest first."""
+    from mlflow.exceptions import MlflowException
+
+    try:
+        model = client(cfg).get_registered_model(cfg.tracking.registered_model)
+    except MlflowException:
+        return []
+    moves = sorted((k, v) for k, v in (model.tags or {}).items() if k.startswith(MOVE_TAG))
+    out = []
+    for _, value in moves:
+        data = json.loads(value)
+        out.append(ChampionMove(to=str(data["to"]), from_=data.get("from"), why=data.get("why", ""),
+                                by=data.get("by", ""), at=float(data.get("at", 0))))
+    return out
+
+
+def move_champion(cfg: Config, to: str, *, expected: str | None, why: str, by: str) -> ChampionMove:
+    """Point `champion` at version `to` if it still points at `expected` (None = no champion); record the move.
+
+    Raises StaleChampion when the champion changed since the caller read it."""
+    c = client(cfg)
+    name = cfg.tracking.registered_model
+    current = _aliases(cfg).get(CHAMPION)
+    if current != (str(expected) if expected is not None else None):
+        raise StaleChampion(f"champion of {name} is {_v(current)}, not {_v(expected)} as this move assumed "
+                            f"(to v{to}: {why}); re-read it and decide again", expected=expected, actual=current)
+    c.get_model_version(name, str(to))  # the target exists (raises otherwise)
+    move = ChampionMove(to=str(to), from_=current, why=why[:2000], by=by, at=round(time.time(), 3))
+    c.set_registered_model_alias(name, CHAMPION, str(to))
+    c.set_registered_model_tag(name, f"{MOVE_TAG}{len(champion_history(cfg)) + 1:06d}",
+                               json.dumps(move.to_dict(), sort_keys=True))
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(move.at))
+    tag_version(cfg, str(to), {"champion.since": stamp, "champion.by": by, "champion.why": why[:500]})
+    return move
+
+
+def _v(version: str | None) -> str:
+    return f"v{version}" if version is not None else "none"
+
+
+def set_champion(cfg: Config, version: str, *, why: str = "set directly", by: str | None = None) -> ChampionMove:
+    """Make `version` champion whatever serves now (e.g. the first, base version); the move is recorded."""
+    return move_champion(cfg, version, expected=_aliases(cfg).get(CHAMPION), why=why, by=by or actor())
+
+
+def rollback(cfg: Config, *, to: str | None = None, why: str = "", by: str | None = None) -> ChampionMove:
+    """Restore the champion before the current one (or version `to`), recording why. Compare-and-set like any move."""
+    current = _aliases(cfg).get(CHAMPION)
+    if to is None:
+        previous = [m.from_ for m in champion_history(cfg) if m.to == current and m.from_ is not None]
+        if current is None or not previous:
+            raise RollbackError(f"no previous champion of {cfg.tracking.registered_model} to restore (current: "
+                                f"{_v(current)}); name one with --to V")
+        to = previous[-1]
+    if str(to) == current:
+        raise RollbackError(f"v{to} is already champion")
+    reason = f"rollback from {_v(current)} to v{to}" + (f": {why}" if why else "")
+    return move_champion(cfg, str(to), expected=current, why=reason, by=by or actor())
+
+
+def clear_challenger(cfg: Config, version: str) -> None:
+    """Take `challenger` off `version` once it is decided (only if it still names that version)."""
+    if _aliases(cfg).get(CHALLENGER) == str(version):
+        client(cfg).delete_registered_model_alias(cfg.tracking.registered_model, CHALLENGER)
+
+
+def set_description(cfg: Config, version: str, text: str) -> None:
+    client(cfg).update_model_version(cfg.tracking.registered_model, str(version), description=text)
+
+
+def store_scores(cfg: Config, run_id: str, scores) -> None:
+    """A policy's per-instance scores on one graded set, kept in its run as `scores/<cache key>.json`."""
+    client(cfg).log_dict(run_id, scores.to_dict(), f"scores/{scores.cache_key}.json")
+
+
+def load_scores(cfg: Config, run_id: str, key: str):
+    """The stored scores with this cache key (`models.evaluate.SplitScores`), or None."""
+    from mlflow.exceptions import MlflowException
+
+    from models.evaluate import SplitScores
+
+    if not run_id:
+        return None
+    with tempfile.TemporaryDirectory(prefix="postgame-scores-") as tmp:
+        try:
+            path = client(cfg).download_artifacts(run_id, f"scores/{key}.json", tmp)
+            return SplitScores.from_dict(json.loads(Path(path).read_text()))
+        except (MlflowException, OSError, ValueError, KeyError):
+            return None
+
+
+def log_evaluation(cfg: Config, run_id: str, evaluation) -> None:
+    """Headline metrics and `eval/per_instance.json` (both models' outcome on every graded instance) in run_id."""
+    c = client(cfg)
+    champ = evaluation.champion_splits or {}
+    rows = []
+    for split, scores in evaluation.candidate_splits.items():
+        theirs = champ[split].by_id() if split in champ else {}
+        for o in scores.outcomes:
+            other = theirs.get(o.instance_id)
+            rows.append({"split": split, "instance_id": o.instance_id, "project": o.project,
+                         "candidate": asdict(o), "champion": asdict(other) if other else None})
+        c.log_metric(run_id, f"eval.{split}.resolved_rate", scores.rate)
+        c.log_metric(run_id, f"eval.{split}.instances", scores.n)
+        c.log_metric(run_id, f"eval.{split}.errors", scores.errors)
+        if split in champ:
+            c.log_metric(run_id, f"eval.{split}.champion_resolved_rate", champ[split].rate)
+    c.log_metric(run_id, f"eval.{cfg.promote.metric}", evaluation.candidate.metric)
+    c.log_dict(run_id, {"decide_split": evaluation.decide_split, "champion_version": evaluation.champion_version,
+                        "notes": list(evaluation.notes), "instances": rows}, "eval/per_instance.json")
 
 
 def tag_version(cfg: Config, version: str, tags: dict[str, str]) -> None:

@@ -23,9 +23,10 @@ from postgame.settings.demo import CostSettings, DemoSettings
 from postgame.settings.factory import FactorySettings
 from postgame.settings.harness import HarnessSettings
 from postgame.settings.ingest import IngestSettings
+from postgame.settings.operate import OperateSettings
+from postgame.settings.promote import PromoteSettings
 from postgame.settings.runner import RunnerSettings
 from postgame.settings.train import CurateSettings, TrainSettings
-from postgame.settings.operate import OperateSettings
 from postgame.settings.validate import ValidateSettings
 
 ENV_PREFIX = "POSTGAME_"
@@ -89,13 +90,6 @@ class PolicySettings(_Section):
     seed: int = 0
 
 
-class PromoteSettings(_Section):
-    metric: Literal["resolved_rate", "mean_reward"] = Field(
-        "resolved_rate", description="Metric on the eval split the candidate must beat the champion on.")
-    min_improvement: float = Field(0.0, ge=0, description="Candidate must beat the champion by more than this.")
-    max_error_rate: float = Field(0.2, ge=0, le=1, description="More infrastructure errors than this: never promote.")
-    eval_split: str = Field("eval", description="Task split candidates and champion are compared on.")
-    eval_instances: int = Field(12, gt=0, description="Instances of the split evaluated per cycle (first N by id).")
 
 
 class Config(_Section):

@@ -27,7 +27,31 @@ class DataValidationError(PostgameError):
 
 
 class PromotionRejected(PostgameError):
-    """The promotion policy (or a reviewer) rejected the candidate."""
+    """The promotion gate (or a reviewer) rejected the candidate; `decision` carries the reasons and figures.
+
+    Raised only where `promote.fail_on_reject` asks the cycle to fail; otherwise a rejection is the cycle's reported
+    outcome."""
+
+    def __init__(self, message: str, decision: object | None = None):
+        super().__init__(message)
+        self.decision = decision  # models.promote.Decision
+
+
+class StaleChampion(PostgameError):
+    """A `champion` move was based on a champion that is no longer serving (compare-and-set refused)."""
+
+    def __init__(self, message: str, expected: str | None = None, actual: str | None = None):
+        super().__init__(message)
+        self.expected = expected
+        self.actual = actual
+
+
+class RollbackError(PostgameError):
+    """There is no previous champion to restore, or the named version does not exist."""
+
+
+class ReviewError(PostgameError):
+    """A review names a version that is not awaiting approval."""
 
 
 class ServiceUnavailable(PostgameError):

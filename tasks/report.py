@@ -32,16 +32,22 @@ def open_cycle_run(cfg: Config, flow_run_id: str) -> CycleStart:
 
 
 def _base_score(cfg: Config, evaluation) -> float | None:
-    """The base policy on the evaluation's instances: what a first champion replaces (never an empty baseline)."""
-    from models.evaluate import eval_set, score_policy
+    """The base policy on the evaluation's deciding instances: what a first champion replaces (never an empty
+    baseline)."""
+    from models.evaluate import cache_key, graded_sets, score_policy
     from models.policy import Policy, base_policy_dir
 
-    instances, sha = eval_set(cfg)
-    if sha != evaluation.eval_set_sha256:
+    _, sets, _ = graded_sets(cfg)
+    records = sets.get(evaluation.decide_split)
+    if records is None:
+        return None
+    key = cache_key(cfg, evaluation.decide_split, records)
+    if key != evaluation.eval_set_sha256:
         return None  # not the same instances: no comparable baseline
     policy = Policy(base_policy_dir(cfg), name=cfg.tracking.registered_model, version="base", settings=cfg.policy)
-    scores, _ = score_policy(cfg, policy, instances, cfg.home / "runs" / "baselines" / f"base-{sha[:12]}")
-    return scores.metric
+    scores = score_policy(cfg, policy, records, cfg.home / "runs" / "baselines" / f"base-{key[:12]}",
+                          split=evaluation.decide_split, key=key)
+    return scores.mean_reward if cfg.promote.metric == "mean_reward" else scores.rate
 
 
 @task(name="report", **TRANSIENT_RETRIES)

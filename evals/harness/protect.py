@@ -22,8 +22,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from evals.harness.paths import UnsafePath
 from evals.harness.patching import file_state, safe_restore
+from evals.harness.paths import UnsafePath
 
 _CONFIG_SECTIONS = {"tox.ini": "pytest", "setup.cfg": "tool:pytest"}
 

@@ -7,6 +7,7 @@
     postgame report [--out DIR] [--json]     # every cycle so far: markdown + charts, intelligence per dollar
     postgame ingest | validate | train | eval | promote ...   # one stage at a time
     postgame serve | trigger | watch         # the deployment: schedule, retraining by API and by event
+    postgame review approve|reject V | rollback [--to V]      # a reviewer's commands
 
 Every command takes `--config FILE` (else $POSTGAME_CONFIG, else ./postgame.yaml). A bad config exits with code 2 and
 one line naming the key, the value and what is allowed. Commands that belong to one stage live beside it (its
@@ -27,7 +28,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="postgame: continuous post-training of coding agents.")
 
 COMMAND_MODULES = ("postgame.cli.stack", "postgame.cli.stages", "postgame.cli.operate", "postgame.cli.story",
-                   "postgame.ingest.cli", "postgame.validate.cli", "evals.harness.cli", "evals.factory.cli")
+                   "postgame.cli.review", "postgame.ingest.cli", "postgame.validate.cli", "evals.harness.cli",
+                   "evals.factory.cli")
 
 
 @app.callback()

@@ -6,6 +6,7 @@
     postgame train --mode sft|dpo|grpo [--snapshot ID] [--max-steps N] [--seed S] [--json]
                                               # curate, train a candidate in a new MLflow run
     postgame promote --run-id RUN [--json]    # evaluate that candidate against the champion, register, decide
+    postgame promote --version V [--json]     # evaluate a registered version again and apply the gate
 
 Each calls the same functions the cycle's tasks call.
 """
@@ -117,26 +118,42 @@ def train(mode: str | None = typer.Option(None, "--mode", help="sft | dpo | grpo
                    f"next: postgame promote --run-id {candidate.run_id}")
 
 
-def promote(run_id: str = typer.Option(..., "--run-id", help="The training run of the candidate."),
-            as_json: bool = typer.Option(False, "--json", help="Print the decision as JSON.")) -> None:
-    """Evaluate a trained candidate against the champion, register it, and promote it if it wins."""
-    from models.evaluate import evaluate_candidate
-    from models.promote import promote_candidate
+def promote(run_id: str | None = typer.Option(None, "--run-id", help="The training run of a new candidate."),
+            version: str | None = typer.Option(None, "--version", help="A registered version to evaluate again."),
+            as_json: bool = typer.Option(False, "--json", help="Print the decision with its reasons and figures.")
+            ) -> None:
+    """Evaluate a candidate (a training run, or a registered version) against the champion and apply the gate."""
+    from models.evaluate import evaluate_candidate, evaluate_version
+    from models.promote import promote_candidate, promote_version
     from models.train import load_candidate
 
+    if (run_id is None) == (version is None):
+        raise typer.BadParameter("give exactly one of --run-id RUN or --version V")
     cfg = runtime.current_config()
     with quiet_stdout(as_json):
-        candidate = load_candidate(cfg, run_id)
-        evaluation = evaluate_candidate(cfg, candidate)
-        result = promote_candidate(cfg, candidate, evaluation)
+        if run_id is not None:
+            candidate = load_candidate(cfg, run_id)
+            evaluation = evaluate_candidate(cfg, candidate)
+            result = promote_candidate(cfg, candidate, evaluation)
+        else:
+            from models import registry
+
+            champion = registry.champion_version(cfg)
+            if champion is not None and champion.version == str(version):
+                raise typer.BadParameter(f"v{version} is already champion")
+            evaluation = evaluate_version(cfg, str(version))
+            result = promote_version(cfg, str(version), evaluation)
     if as_json:
-        echo_json({"version": result.version, "model_uri": result.model_uri, "promoted": result.decision.promote,
-                   "reason": result.decision.reason, "candidate": evaluation.candidate.metric,
+        echo_json({"version": result.version, "model_uri": result.model_uri, "outcome": result.outcome,
+                   "promoted": result.decision.promote, "reason": result.decision.reason,
+                   "candidate": evaluation.candidate.metric,
                    "champion": evaluation.champion.metric if evaluation.champion else None,
-                   "champion_version": result.champion_version})
+                   "champion_version": result.champion_version, "compared_with": result.champion_from,
+                   "decision": result.decision.to_dict()})
     else:
-        verdict = "promoted to champion" if result.decision.promote else "not promoted"
-        typer.echo(f"version {result.version} {verdict}: {result.decision.reason}")
+        typer.echo(f"version {result.version}: {result.outcome} — {result.decision.reason}")
+        if result.outcome == "awaiting_approval":
+            typer.echo(f"next: postgame review approve {result.version} --comment '...' (or reject)")
 
 
 def register(app: typer.Typer) -> None:

@@ -3,6 +3,7 @@ gone (a worker killed mid-cycle) is taken over by the re-run; recording the snap
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import os
 import signal
@@ -39,7 +40,7 @@ def test_two_cycles_at_once_never_hold_the_same_snapshot(cfg):
 def test_a_claim_of_a_killed_process_is_taken_over_by_the_rerun(cfg):
     worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        entry = ('{"at": 0, "host": "%s", "owner": "killed-run", "pid": %d}' % (os.uname().nodename, worker.pid))
+        entry = json.dumps({"at": 0, "host": os.uname().nodename, "owner": "killed-run", "pid": worker.pid})
         from postgame.runtime import store
 
         store(cfg).put(f"{cfg.ingest.state_prefix}claims/snap-a/killed-run.json", entry.encode())

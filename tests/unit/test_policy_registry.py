@@ -44,3 +44,63 @@ def test_register_alias_download_and_load_champion(cfg, base_policy):
     assert served.version == version.version
     assert (served.path / "config.json").read_text() == (base_policy / "config.json").read_text()
     assert served.generate(["x = "], greedy=True)[0].completion_tokens > 0
+
+
+def _version(cfg, label: str) -> str:
+    """A tiny fake checkpoint logged as a real MLflow model and registered (no weights needed to move aliases)."""
+    import mlflow
+
+    from postgame.runtime import resolve
+
+    resolve(cfg)
+    ckpt = cfg.home / "fake" / label
+    ckpt.mkdir(parents=True)
+    (ckpt / "config.json").write_text(json.dumps({"label": label}))
+    run_id = mlflow.MlflowClient().create_run(mlflow.set_experiment("registry-test").experiment_id).info.run_id
+    return registry.register(cfg, registry.log_policy(cfg, ckpt, run_id=run_id), tags={}).version
+
+
+def test_champion_moves_are_compare_and_set_recorded_and_rolled_back(cfg):
+    from postgame.errors import RollbackError, StaleChampion
+
+    v1, v2, v3 = (_version(cfg, name) for name in ("a", "b", "c"))
+    assert registry.version_by_alias(cfg, registry.CHALLENGER).version == v3  # the latest registered is under review
+    registry.clear_challenger(cfg, v2)  # not the challenger: nothing happens
+    assert registry.version_by_alias(cfg, registry.CHALLENGER).version == v3
+    registry.clear_challenger(cfg, v3)
+    assert registry.version_by_alias(cfg, registry.CHALLENGER) is None
+
+    with pytest.raises(RollbackError, match="no previous champion"):
+        registry.rollback(cfg)
+    registry.move_champion(cfg, v1, expected=None, why="base", by="bootstrap")
+    registry.move_champion(cfg, v2, expected=v1, why="beats v1", by="gate")
+    with pytest.raises(StaleChampion, match="is v2, not v1") as stale:
+        registry.move_champion(cfg, v3, expected=v1, why="beats v1 (stale read)", by="gate")
+    assert (stale.value.expected, stale.value.actual) == (v1, v2)
+    assert registry.champion_version(cfg).version == v2
+
+    back = registry.rollback(cfg, why="errors in production", by="oncall")
+    assert (back.from_, back.to, back.by) == (v2, v1, "oncall") and back.why == "rollback from v2 to v1: errors in production"
+    assert registry.champion_version(cfg).version == v1
+    assert registry.get_version(cfg, v1).tags["champion.by"] == "oncall"
+    with pytest.raises(RollbackError, match="already champion"):
+        registry.rollback(cfg, to=v1)
+    registry.rollback(cfg, to=v3, why="named", by="oncall")
+    history = registry.champion_history(cfg)
+    assert [(m.from_, m.to, m.by) for m in history] == [(None, v1, "bootstrap"), (v1, v2, "gate"),
+                                                         (v2, v1, "oncall"), (v1, v3, "oncall")]
+
+
+def test_scores_round_trip_through_the_run_by_cache_key(cfg):
+    import mlflow
+
+    from models.evaluate import InstanceOutcome, SplitScores
+    from postgame.runtime import resolve
+
+    resolve(cfg)
+    run_id = mlflow.MlflowClient().create_run(mlflow.set_experiment("registry-test").experiment_id).info.run_id
+    scores = SplitScores("indomain", "k" * 64, (InstanceOutcome("a-1", "a", True, p2p_broken=True, reward=1.0),
+                                                InstanceOutcome("b-1", "b", False, error=True)), cpu_seconds=3.5)
+    registry.store_scores(cfg, run_id, scores)
+    assert registry.load_scores(cfg, run_id, "k" * 64) == scores
+    assert registry.load_scores(cfg, run_id, "x" * 64) is None  # another key: graded again

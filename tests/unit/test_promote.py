@@ -1,39 +1,158 @@
-"""Promotion is a pure decision: every branch of `decide`, with the reason it gives."""
+"""Promotion is a pure decision: every check of `decide`, with literal figures, and the statistics it rests on."""
 
 from __future__ import annotations
 
 import pytest
 
-from models.evaluate import Scores
+from models.evaluate import InstanceOutcome, SplitScores, stratified
 from models.promote import decide
-from postgame.config import PromoteSettings
+from models.stats import detectable_effect, mcnemar_exact, power, wilson
+from postgame.settings.promote import PromoteSettings
 
-POLICY = PromoteSettings(min_improvement=0.05, max_error_rate=0.2)
+POLICY = PromoteSettings()  # alpha 0.05 one-sided, margin 0, guards eval/holdout 0.05, p2p +0.02, errors 0.2
 
 
-@pytest.mark.parametrize(
-    ("candidate", "champion", "promote", "reason"),
-    [
-        (Scores(0.0, 10), None, True, "no champion yet"),
-        (Scores(0.5, 10), Scores(0.4, 10), True, "beats champion"),
-        (Scores(0.44, 10), Scores(0.4, 10), False, "does not beat"),  # within the margin
-        (Scores(0.45, 10), Scores(0.4, 10), False, "does not beat"),  # exactly the margin is not more
-        (Scores(0.3, 10), Scores(0.4, 10), False, "does not beat"),
-        (Scores(0.9, 10, errors=3), Scores(0.1, 10), False, "error rate 0.30"),
-        (Scores(0.9, 10, errors=3), None, False, "error rate 0.30"),  # even the first model must be measurable
-        (Scores(0.9, 10, errors=2), Scores(0.1, 10), True, "beats champion"),  # 0.2 is allowed
-        (Scores(0.0, 0), None, False, "no instance"),
-    ],
-)
-def test_decide(candidate, champion, promote, reason):
-    decision = decide(candidate, champion, POLICY)
-    assert decision.promote is promote
-    assert reason in decision.reason
-    assert decision.candidate == candidate.metric
+def paired(split: str, *, wins: int = 0, losses: int = 0, both: int = 0, neither: int = 0, cand_p2p: int = 0,
+           champ_p2p: int = 0, cand_errors: int = 0) -> tuple[SplitScores, SplitScores]:
+    """Candidate and champion on the same instances with fixed per-instance outcomes, in this order:
+    wins (only the candidate resolves), losses (only the champion), both, neither; the first `cand_errors` of the
+    `neither` instances are the candidate's infrastructure errors; p2p breakage on the last instances."""
+    pattern = [(True, False)] * wins + [(False, True)] * losses + [(True, True)] * both + [(False, False)] * neither
+    n = len(pattern)
+    first_neither = wins + losses + both
+    cand, champ = [], []
+    for i, (a, b) in enumerate(pattern):
+        iid = f"{split}-{i:03d}"
+        error = first_neither <= i < first_neither + cand_errors
+        cand.append(InstanceOutcome(iid, f"p{i % 3}", a, error=error, p2p_broken=i >= n - cand_p2p))
+        champ.append(InstanceOutcome(iid, f"p{i % 3}", b, p2p_broken=i >= n - champ_p2p))
+    return SplitScores(split, "k", tuple(cand)), SplitScores(split, "k", tuple(champ))
+
+
+def world(decide_pair, **guards):
+    cand = {"indomain": decide_pair[0], **{k: v[0] for k, v in guards.items()}}
+    champ = {"indomain": decide_pair[1], **{k: v[1] for k, v in guards.items()}}
+    return cand, champ
+
+
+FLAT_GUARDS = {"eval": paired("eval", both=5, neither=25), "holdout": paired("holdout", both=3, neither=27)}
+
+# (case, decision inputs, policy overrides, promote, failed checks, delta, p-value)
+CASES = [
+    ("significant gain", dict(wins=8, both=10, neither=42), {}, True, [], 8 / 60, 1 / 256),
+    ("worse", dict(losses=6, both=10, neither=44), {}, False, ["margin", "significance"], -6 / 60, 1.0),
+    ("better but too few to tell", dict(wins=4, losses=1, both=10, neither=45), {}, False, ["significance"],
+     3 / 60, 6 / 32),
+    ("significant, margin not met", dict(wins=8, both=10, neither=42), {"min_improvement": 0.15}, False, ["margin"],
+     8 / 60, 1 / 256),
+    ("exactly the margin is not more", dict(wins=6, both=10, neither=44), {"min_improvement": 0.1}, False,
+     ["margin"], 0.1, 1 / 64),
+    ("one-sided 5-0 passes", dict(wins=5, neither=55), {}, True, [], 5 / 60, 1 / 32),
+    ("two-sided 5-0 does not", dict(wins=5, neither=55), {"sided": "two"}, False, ["significance"], 5 / 60, 1 / 16),
+    ("10 wins 2 losses", dict(wins=10, losses=2, neither=48), {"sided": "two"}, True, [], 8 / 60,
+     0.03857421875),
+    ("p2p breakage grows", dict(wins=8, both=10, neither=42, cand_p2p=3), {}, False, ["p2p"], 8 / 60, 1 / 256),
+    ("p2p within tolerance", dict(wins=8, both=10, neither=42, cand_p2p=2), {}, True, [], 8 / 60, 1 / 256),
+    ("infra errors above the cap", dict(wins=8, both=10, neither=42, cand_errors=13), {}, False,
+     ["errors:indomain"], 8 / 47, 1 / 256),
+    ("infra errors at the cap", dict(wins=8, both=10, neither=42, cand_errors=12), {}, True, [], 8 / 48, 1 / 256),
+]
+
+
+@pytest.mark.parametrize(("case", "counts", "overrides", "promote", "failed", "delta", "p_value"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_decide_table(case, counts, overrides, promote, failed, delta, p_value):
+    cand, champ = world(paired("indomain", **counts), **FLAT_GUARDS)
+    decision = decide(cand, champ, POLICY.model_copy(update=overrides), split="indomain")
+    assert decision.promote is promote, decision.reason
+    assert decision.failed == failed
+    assert decision.delta == pytest.approx(delta)
+    assert decision.p_value == pytest.approx(p_value)
+    assert decision.n == 60 and decision.split == "indomain"
     assert decision.as_tags()["promotion.decision"] == ("promoted" if promote else "rejected")
+    assert decision.as_tags()["promotion.failed_checks"] == (",".join(failed) or "none")
+    if not promote:
+        assert all(c.detail in decision.reason for c in decision.checks if not c.passed)
 
 
-def test_zero_margin_policy_promotes_any_strict_improvement():
-    policy = PromoteSettings(min_improvement=0.0)
-    assert decide(Scores(0.11, 10), Scores(0.1, 10), policy).promote
-    assert not decide(Scores(0.1, 10), Scores(0.1, 10), policy).promote
+def test_guard_regression_beyond_tolerance_rejects_a_significant_gain():
+    eval_drop = paired("eval", losses=4, both=5, neither=21)  # 9/30 -> 5/30: a drop of 0.133 > 0.05
+    cand, champ = world(paired("indomain", wins=8, both=10, neither=42), eval=eval_drop,
+                        holdout=FLAT_GUARDS["holdout"])
+    decision = decide(cand, champ, POLICY, split="indomain")
+    assert not decision.promote and decision.failed == ["guard:eval"]
+    assert "guard eval: resolve rate 0.167 vs champion 0.300" in decision.reason
+    within = paired("eval", wins=1, losses=2, both=5, neither=22)  # drop of 1/30 = 0.033 <= 0.05
+    cand, champ = world(paired("indomain", wins=8, both=10, neither=42), eval=within, holdout=FLAT_GUARDS["holdout"])
+    assert decide(cand, champ, POLICY, split="indomain").promote
+
+
+def test_champion_errors_make_the_comparison_untrusted():
+    cand, champ = world(paired("indomain", wins=8, both=10, neither=42))
+    broken = SplitScores("indomain", "k", tuple(InstanceOutcome(o.instance_id, o.project, False, error=i < 20)
+                                                for i, o in enumerate(champ["indomain"].outcomes)))
+    decision = decide(cand, {"indomain": broken}, POLICY, split="indomain")
+    assert not decision.promote and decision.failed[0] == "errors:indomain:champion"
+
+
+def test_different_instances_are_not_comparable():
+    cand, _ = world(paired("indomain", wins=8, both=10, neither=42))
+    _, other = world(paired("indomain", wins=8, both=10, neither=43))
+    decision = decide(cand, other, POLICY, split="indomain")
+    assert not decision.promote and "comparable" in decision.failed
+
+
+def test_cost_ceiling():
+    cand, champ = world(paired("indomain", wins=8, both=10, neither=42))
+    policy = POLICY.model_copy(update={"max_cost_usd": 1.0})
+    assert decide(cand, champ, policy, split="indomain", cost_usd=1.0).promote
+    over = decide(cand, champ, policy, split="indomain", cost_usd=1.5)
+    assert not over.promote and over.failed == ["cost"] and "$1.5000 > promote.max_cost_usd $1.0000" in over.reason
+
+
+@pytest.mark.parametrize(("resolved", "floor", "promote"), [(0, 0.0, False), (1, 0.0, True), (6, 0.1, False),
+                                                             (7, 0.1, True)])
+def test_floor_without_a_champion(resolved, floor, promote):
+    cand = SplitScores("indomain", "k", tuple(InstanceOutcome(f"i{i}", "p", i < resolved) for i in range(60)))
+    decision = decide({"indomain": cand}, None, POLICY.model_copy(update={"floor": floor}), split="indomain")
+    assert decision.promote is promote and decision.champion is None and decision.p_value is None
+    assert decision.failed == ([] if promote else ["floor"])
+
+
+def test_nothing_graded_is_never_promoted():
+    decision = decide({"indomain": SplitScores("indomain", "k", ())}, None, POLICY, split="indomain")
+    assert not decision.promote and decision.failed == ["measured"]
+
+
+@pytest.mark.parametrize(("wins", "losses", "sided", "p"), [
+    (10, 2, "two", 0.03857421875),  # 2 * (1 + 12 + 66) / 4096
+    (12, 3, "two", 0.03515625),  # 2 * (1 + 15 + 105 + 455) / 32768
+    (6, 0, "two", 0.03125), (6, 0, "one", 0.015625), (5, 0, "two", 0.0625), (4, 1, "one", 0.1875),
+    (5, 5, "two", 1.0), (0, 0, "one", 1.0), (0, 6, "one", 1.0), (2, 10, "two", 0.03857421875),
+])
+def test_mcnemar_exact_known_values(wins, losses, sided, p):
+    from scipy.stats import binomtest
+
+    assert mcnemar_exact(wins, losses, sided=sided) == pytest.approx(p, abs=1e-12)
+    if wins + losses:
+        alternative = "greater" if sided == "one" else "two-sided"
+        assert mcnemar_exact(wins, losses, sided=sided) == pytest.approx(
+            binomtest(wins, wins + losses, 0.5, alternative=alternative).pvalue, abs=1e-12)
+
+
+def test_wilson_and_power_known_values():
+    assert wilson(8, 20) == pytest.approx((0.218807, 0.613418), abs=1e-6)  # statsmodels proportion_confint wilson
+    assert wilson(0, 10)[0] == 0.0 and wilson(0, 0) == (0.0, 1.0)
+    # What the defaults can detect (the settings docstring and README quote these): n = 60, alpha 0.05 one-sided.
+    assert detectable_effect(60) == pytest.approx(0.11)
+    assert detectable_effect(60, loss_rate=0.02) == pytest.approx(0.145)
+    assert power(60, 0.0) == 0.0 and power(60, 0.5) > 0.999
+
+
+def test_stratified_draw_takes_projects_in_turn_and_is_seeded():
+    records = [{"instance_id": f"{p}-{i}", "repo": p} for p in ("a", "b", "c") for i in range(10 if p == "a" else 3)]
+    chosen = stratified(records, 9, seed=0, split="indomain")
+    assert sorted(r["repo"] for r in chosen) == ["a", "a", "a", "b", "b", "b", "c", "c", "c"]
+    assert chosen == stratified(list(reversed(records)), 9, seed=0, split="indomain")  # order does not matter
+    assert chosen != stratified(records, 9, seed=1, split="indomain")
+    assert len(stratified(records, 100, seed=0, split="indomain")) == 16
