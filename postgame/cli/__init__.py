@@ -56,10 +56,6 @@ def main() -> None:
     except PostgameError as exc:
         typer.echo(f"error: {type(exc).__name__}: {exc}", err=True)
         sys.exit(1)
-    except Exception as exc:  # noqa: BLE001 - a service that went away: one line here, the traceback in a log file
-        from postgame.cli.failures import report_unexpected
-
-        sys.exit(report_unexpected(exc))
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("aborted", err=True)
         sys.exit(130)
@@ -68,6 +64,10 @@ def main() -> None:
     except _usage_errors() as exc:  # a missing option, an unknown command: usage and exit 2, no traceback
         exc.show()
         sys.exit(exc.exit_code)
+    except Exception as exc:  # noqa: BLE001 - a service that went away: one line here, the traceback in a log file
+        from postgame.cli.failures import report_unexpected
+
+        sys.exit(report_unexpected(exc))
 
 
 def _usage_errors() -> tuple[type[Exception], ...]:
