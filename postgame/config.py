@@ -74,6 +74,7 @@ class PolicySettings(_Section):
     engine: Literal["transformers", "vllm"] = Field("transformers", description="vllm needs GPUs: pip install "
                                                                                 "'postgame[gpu]'.")
     hidden_size: int = Field(64, gt=0)
+    intermediate_size: int = Field(0, ge=0, description="MLP width; 0 = 2 x hidden_size.")
     num_layers: int = Field(2, gt=0)
     num_heads: int = Field(4, gt=0)
     vocab_size: int = Field(2048, ge=300)
@@ -82,6 +83,9 @@ class PolicySettings(_Section):
     max_new_tokens: int = Field(96, gt=0)
     temperature: float = Field(1.0, gt=0)
     seed: int = 0
+    prompt_context: Literal["oracle", "file"] = Field(
+        "oracle", description="What a prompt shows: `oracle` = the function the failing tests reach (SWE-bench's "
+                              "oracle retrieval; what a small model can act on), `file` = the localised files whole.")
 
 
 class CurateSettings(_Section):
