@@ -60,13 +60,8 @@ Issue:
 """
 
 ORACLE_ANSWER_FORMAT = """\
-Answer with one edit block that fixes the bug:
-{path}
-<<<<<<< SEARCH
-the lines to change, copied exactly from the code below
-=======
-the fixed lines
->>>>>>> REPLACE"""
+Answer with one block: the file's path, then <<<<<<< SEARCH, the lines to change copied exactly from the code \
+below, =======, the fixed lines, >>>>>>> REPLACE."""
 
 ORACLE_TEMPLATE = """\
 You are fixing a bug in the repository {repo}.
@@ -83,7 +78,7 @@ Issue:
 
 PromptContext = Literal["oracle", "file"]
 PROMPT_CONTEXTS: tuple[str, ...] = ("oracle", "file")
-MAX_WINDOW_LINES = 80
+MAX_WINDOW_LINES = 30
 
 _FENCE_LANG = {".py": "python", ".md": "markdown", ".json": "json", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
 
@@ -178,7 +173,7 @@ def render_prompt(instance: Any, files: Mapping[str, str], *, context: PromptCon
         lang = _FENCE_LANG.get(window.path[window.path.rfind("."):], "")
         return ORACLE_TEMPLATE.format(repo=_field(instance, "repo"),
                                       problem_statement=_field(instance, "problem_statement").strip(),
-                                      answer_format=ORACLE_ANSWER_FORMAT.format(path=window.path), path=window.path,
+                                      answer_format=ORACLE_ANSWER_FORMAT, path=window.path,
                                       start=window.start, end=window.end, lang=lang, code=window.text)
     shown = []
     for path, content in files.items():

@@ -105,7 +105,7 @@ def _register_plugins() -> None:
     import importlib
 
     for module in ("postgame.ingest.cli", "postgame.validate.cli", "evals.harness.cli", "evals.factory.cli",
-                   "models.cli"):
+                   "models.cli", "models.bootstrap_cli"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:
