@@ -15,7 +15,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -38,16 +40,14 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
 
     from models import registry
     from models.bootstrap import BaseResult, ensure_base, gather_inputs, read_manifest, verify_base
-    from models.policy import SHIPPED_BASE
-    from models.measure import measure_split
-    from models.policy import Policy
-    from postgame.cli import quiet_stdout
-    from tasks.evaluate import eval_set, score_policy
+    from models.measure import gate_score, measure_split
+    from models.policy import SHIPPED_BASE, Policy
 
     cfg = runtime.current_config()
     started = time.monotonic()
     say = (lambda msg: None) if as_json else (lambda msg: typer.echo(f"  {msg}", err=True))
-    with quiet_stdout(as_json):
+    # with --json, stdout carries the JSON object alone: what libraries print goes to stderr
+    with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
         if cfg.policy.base_model:
             path, source, content_hash, sha, same = Path(cfg.policy.base_model), "policy.base_model", "", "", None
         elif not from_scratch and (SHIPPED_BASE / "manifest.json").exists():
@@ -74,8 +74,7 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
                 scores[split] = measure_split(cfg, policy, split, k=k, out_dir=out_dir, limit=limit or None,
                                               seed=cfg.policy.seed)
                 say(scores[split].line())
-            instances, set_sha = eval_set(cfg)
-            gate, _ = score_policy(cfg, policy, instances, out_dir / "promotion-set")
+            gate = gate_score(cfg, policy, out_dir / "promotion-set")
             metrics = {f"{split}.{key}": value for split, s in scores.items()
                        for key, value in asdict(s).items() if isinstance(value, (int, float)) and value is not None}
             metrics[f"eval.{cfg.promote.metric}"] = gate.metric
@@ -86,7 +85,7 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
                 mlflow.log_dict(read_manifest(path), "base_manifest.json")
             model_uri = registry.log_policy(cfg, path, run_id=run.info.run_id)
         tags = {"origin": "bootstrap", "base.content_hash": content_hash, "base.sha256": sha,
-                "lineage.run_id": run.info.run_id, "eval.split": cfg.promote.eval_split, "eval.set_sha256": set_sha,
+                "lineage.run_id": run.info.run_id, "eval.split": cfg.promote.eval_split, "eval.set_sha256": gate.set_sha256,
                 f"eval.{cfg.promote.metric}": f"{gate.metric:.6f}", "eval.errors": str(gate.errors),
                 **{f"bootstrap.{key}": f"{value:.6f}" for key, value in metrics.items()}}
         version = registry.register(cfg, model_uri, tags=tags, description="The base policy (postgame bootstrap).")
