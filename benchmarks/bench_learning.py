@@ -1,7 +1,8 @@
 """Learning benchmark, base part: how well the base policy repairs bugs, beside what guessing and doing nothing get.
 
     POSTGAME_HOME=.postgame OMP_NUM_THREADS=2 nice -n 10 .venv/bin/python benchmarks/bench_learning.py \
-        [--model models/base] [--splits indomain,eval,holdout] [--k 4] [--limit N] [--seed 0] [--mlflow] [--json]
+        [--model models/base] [--splits indomain,eval,holdout] [--k 4] [--limit N] [--seed 0] [--mlflow] [--json] \
+        [--loss-png benchmarks/learning_base_loss.png]
 
 For each split of the current task catalog (`postgame tasks build` first): pass@1 (greedy), pass@k (k sampled
 completions), the empty patch and one random single-operator edit of the oracle code window, every patch graded by
@@ -37,7 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=None)
     parser.add_argument("--mlflow", action="store_true", help="Log the scores to MLflow (run `bench-learning`).")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--loss-png", default="", help="Also draw the base's training loss (from its manifest).")
     args = parser.parse_args(argv)
+    if args.loss_png:
+        plot_losses(Path(args.model) / "manifest.json", Path(args.loss_png))
 
     cfg = load_config(args.config)
     import torch
@@ -71,6 +75,28 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(table(rows))
     return 0
+
+
+def plot_losses(manifest_path: Path, out: Path) -> None:
+    """The loss of each pre-training stage (mean per 25 steps), one curve over the whole run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    losses = json.loads(manifest_path.read_text())["losses"]
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    start = 0
+    for stage, curve in losses.items():
+        xs = [start + 25 * (i + 1) for i in range(len(curve))]
+        ax.plot(xs, curve, marker=".", label=stage)
+        start = xs[-1] if xs else start
+    ax.set_xlabel("step (batches of 8)")
+    ax.set_ylabel("loss (answer tokens; all tokens for lm)")
+    ax.set_title(f"base pre-training: {manifest_path.parent.name}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
 
 
 def table(rows: list[dict]) -> str:
