@@ -87,7 +87,8 @@ def plot_losses(manifest_path: Path, out: Path) -> None:
     losses = json.loads(manifest_path.read_text())["losses"]
     fig, ax = plt.subplots(figsize=(7, 3.5))
     start = 0
-    for stage, curve in losses.items():
+    for stage in ("lm", "curriculum", "repair"):  # the manifest's keys are sorted; the stages ran in this order
+        curve = losses.get(stage, [])
         xs = [start + 25 * (i + 1) for i in range(len(curve))]
         ax.plot(xs, curve, marker=".", label=stage)
         start = xs[-1] if xs else start
