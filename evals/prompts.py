@@ -74,11 +74,12 @@ Issue:
 {path} (lines {start}-{end})
 ```{lang}
 {code}```
+The fix goes in {path}.
 """
 
 PromptContext = Literal["oracle", "file"]
 PROMPT_CONTEXTS: tuple[str, ...] = ("oracle", "file")
-MAX_WINDOW_LINES = 30
+MAX_WINDOW_LINES = 20
 
 _FENCE_LANG = {".py": "python", ".md": "markdown", ".json": "json", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
 

@@ -101,7 +101,7 @@ class PolicySettings(_Section):
     num_heads: int = Field(4, gt=0)
     vocab_size: int = Field(4096, ge=300)
     max_position_embeddings: int = Field(2048, gt=0)
-    max_prompt_tokens: int = Field(256, gt=0, description="Longer prompts are truncated (left side kept: the code "
+    max_prompt_tokens: int = Field(320, gt=0, description="Longer prompts are truncated (left side kept: the code "
                                    "window and the answer format come last).")
     max_new_tokens: int = Field(128, gt=0)
     temperature: float = Field(1.0, gt=0)
