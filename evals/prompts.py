@@ -1,8 +1,14 @@
 """How a task is shown to the policy, and the answer format it must use: one place, used by the traffic simulator,
 training and evaluation alike.
 
-The prompt (`render_prompt`) is the problem statement and the file(s) the scaffold localised (the instance's
-`prompt_files`), each with its path, then `ANSWER_FORMAT`. The answer is one or more search/replace edit blocks:
+The prompt (`render_prompt`) has two settings (`policy.prompt_context`):
+- `file`: the problem statement and the file(s) the scaffold localised (the instance's `prompt_files`), each with its
+  path, then `ANSWER_FORMAT`;
+- `oracle` (SWE-bench's "oracle" retrieval, the embedded default): the problem statement, the answer format, then
+  only the code window the failing tests reach (`oracle_window`: the function that holds the lines the gold patch
+  changes, with its path and line numbers). A small model can act on that; a real checkpoint can read whole files.
+
+The answer is one or more search/replace edit blocks (one for an oracle prompt):
 
     path/to/file.py
     <<<<<<< SEARCH
@@ -20,9 +26,11 @@ non-empty line before the block, code fences allowed around it), else a unified 
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from evals.harness.searchreplace import Edit, SearchReplaceError, parse_edits, replace_once
 
@@ -52,6 +60,28 @@ Issue:
 {answer_format}
 """
 
+ORACLE_ANSWER_FORMAT = """\
+Answer with one block: the file's path, then <<<<<<< SEARCH, the lines to change copied exactly from the code \
+below, =======, the fixed lines, >>>>>>> REPLACE."""
+
+ORACLE_TEMPLATE = """\
+You are fixing a bug in the repository {repo}.
+
+Issue:
+{problem_statement}
+
+{answer_format}
+
+{path} (lines {start}-{end})
+```{lang}
+{code}```
+The fix goes in {path}.
+"""
+
+PromptContext = Literal["oracle", "file"]
+PROMPT_CONTEXTS: tuple[str, ...] = ("oracle", "file")
+MAX_WINDOW_LINES = 20
+
 _FENCE_LANG = {".py": "python", ".md": "markdown", ".json": "json", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
 
 
@@ -60,9 +90,93 @@ def _field(instance: Any, name: str) -> str:
     return str(value or "")
 
 
-def render_prompt(instance: Any, files: Mapping[str, str]) -> str:
-    """The prompt for `instance` (an Instance or a mapping with `repo`, `problem_statement`), showing `files`
-    ({path: content}, in the order given)."""
+@dataclass(frozen=True)
+class Window:
+    """Lines `start`..`end` (1-based, inclusive) of `path` at base: the code an oracle prompt shows."""
+
+    path: str
+    start: int
+    end: int
+    text: str
+
+
+def changed_lines(diff: str) -> dict[str, list[int]]:
+    """{path: 1-based lines of the old file that a unified diff removes or inserts before}, in diff order."""
+    out: dict[str, list[int]] = {}
+    path, line = "", 0
+    for row in diff.splitlines():
+        if row.startswith("+++ "):
+            target = row[4:].strip().split("\t")[0]
+            path = target[2:] if target.startswith("b/") else target
+            continue
+        if row.startswith(("--- ", "diff --git", "index ")):
+            continue
+        hunk = _HUNK_START.match(row)
+        if hunk:
+            line = int(hunk.group(1))
+            continue
+        if not path or line == 0 or row.startswith("\\"):
+            continue
+        if row.startswith("-"):
+            out.setdefault(path, []).append(line)
+            line += 1
+        elif row.startswith("+"):
+            out.setdefault(path, []).append(max(1, line - 1))  # the line it follows: inside the function
+        else:
+            line += 1
+    return out
+
+
+def oracle_window(instance: Any, files: Mapping[str, str]) -> Window | None:
+    """The code the failing tests reach: the innermost function (decorators included) of the shown file that holds
+    the first line the instance's gold `patch` changes; lines around it when no function does; at most
+    `MAX_WINDOW_LINES` lines, centred on the change. None when the patch touches no shown file."""
+    for path, lines in changed_lines(_field(instance, "patch")).items():
+        content = files.get(path)
+        if content is None or not lines:
+            continue
+        rows = content.splitlines(keepends=True)
+        first, last = min(lines), max(lines)
+        span = _enclosing_function(content, first, last)
+        start, end = span if span else (first - 12, last + 12)
+        if end - start + 1 > MAX_WINDOW_LINES:
+            start = max(start, first - MAX_WINDOW_LINES // 2)
+            end = min(end, start + MAX_WINDOW_LINES - 1)
+        start, end = max(1, start), min(len(rows), end)
+        if start > end:
+            continue
+        return Window(path, start, end, "".join(rows[start - 1:end]))
+    return None
+
+
+def _enclosing_function(content: str, first: int, last: int) -> tuple[int, int] | None:
+    try:
+        tree = ast.parse(content)
+    except SyntaxError:
+        return None
+    best: tuple[int, int] | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            end = node.end_lineno or node.lineno
+            if start <= first and last <= end and (best is None or end - start < best[1] - best[0]):
+                best = (start, end)
+    return best
+
+
+def render_prompt(instance: Any, files: Mapping[str, str], *, context: PromptContext = "file") -> str:
+    """The prompt for `instance` (an Instance or a mapping with `repo`, `problem_statement` and, for an oracle
+    prompt, the gold `patch`), showing `files` ({path: content at base}, in the order given) whole, or only the
+    oracle window of them (`context="oracle"`; whole files when the patch locates no window)."""
+    if context not in PROMPT_CONTEXTS:
+        raise ValueError(f"prompt context {context!r} unknown; valid: {', '.join(PROMPT_CONTEXTS)}")
+    window = oracle_window(instance, files) if context == "oracle" else None
+    if window is not None:
+        lang = _FENCE_LANG.get(window.path[window.path.rfind("."):], "")
+        return ORACLE_TEMPLATE.format(repo=_field(instance, "repo"),
+                                      problem_statement=_field(instance, "problem_statement").strip(),
+                                      answer_format=ORACLE_ANSWER_FORMAT, path=window.path,
+                                      start=window.start, end=window.end, lang=lang, code=window.text)
     shown = []
     for path, content in files.items():
         lang = _FENCE_LANG.get(path[path.rfind("."):], "")
@@ -105,6 +219,7 @@ def extract_patch(completion: str) -> str:
 
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+_HUNK_START = re.compile(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@")
 
 
 def diff_to_edits(diff: str) -> list[Edit]:
@@ -143,42 +258,58 @@ def diff_to_edits(diff: str) -> list[Edit]:
 
 
 def answer_for_patch(diff: str, files: Mapping[str, str]) -> str:
-    """A unified diff written as the answer the policy should give. The blocks of each file are checked against
-    `files` (the shown files at base): when a hunk's text is not a unique match, that file gets one block that
-    replaces it whole."""
+    """A unified diff written as the answer the policy should give.
+
+    Each hunk is checked against `files` (the shown text at base: whole files or only part of one): its SEARCH is
+    cut to the lines the hunk changes plus as much of its context as the shown text holds and needs to be a unique
+    match. A hunk whose changed lines are not in the shown text cannot be written as a block and is left out, so the
+    answer never holds a no-op block (SEARCH == REPLACE). When the fitted blocks of a file do not apply one after
+    another, that file gets one block that replaces the shown text whole."""
     edits = diff_to_edits(diff)
     out: list[Edit] = []
     for path in dict.fromkeys(e.path for e in edits):
         mine = [e for e in edits if e.path == path]
         content = files.get(path)
         if content is None:
-            out += mine
+            out += [e for e in mine if e.search != e.replace]
             continue
+        fitted = [f for f in (_fit(e, content) for e in mine) if f is not None]
         current, ok = content, True
-        for n, e in enumerate(mine):
-            e = mine[n] = _tighten(e, current)
+        for e in fitted:
             updated = replace_once(current, e.search, e.replace) if current.count(e.search) == 1 else None
             if updated is None:
                 ok = False
                 break
             current = updated
         if ok:
-            out += mine
-        else:
-            whole = content
-            for e in mine:
-                whole = whole.replace(e.search, e.replace, 1)
-            out.append(Edit(path, content, whole))
-    return render_edits(out)
+            out += fitted
+        elif current != content:
+            out.append(Edit(path, content, current))
+    return render_edits([e for e in out if e.search != e.replace])
 
 
-def _tighten(edit: Edit, content: str) -> Edit:
-    """Drop context lines shared by SEARCH and REPLACE while SEARCH stays a unique, non-blank match."""
+def _fit(edit: Edit, content: str) -> Edit | None:
+    """The hunk cut to its changed lines, then grown back by its own context lines (one at a time, alternating after
+    and before) until SEARCH is a unique, non-blank match in `content`; None when no cut of it is."""
     old, new = edit.search.splitlines(keepends=True), edit.replace.splitlines(keepends=True)
-    while len(old) > 1 and len(new) > 1 and old[0] == new[0] and \
-            content.count("".join(old[1:])) == 1 and "".join(old[1:]).strip():
-        old, new = old[1:], new[1:]
-    while len(old) > 1 and len(new) > 1 and old[-1] == new[-1] and \
-            content.count("".join(old[:-1])) == 1 and "".join(old[:-1]).strip():
-        old, new = old[:-1], new[:-1]
-    return Edit(edit.path, "".join(old), "".join(new))
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    if head == len(old) == len(new):
+        return None  # the hunk changes nothing
+    lo, hi = head, len(old) - tail  # old[lo:hi] are the changed lines; new[lo:len(new) - tail] replace them
+    n_lo, n_hi = head, len(new) - tail
+    while True:
+        search = "".join(old[lo:hi])
+        if search.strip() and content.count(search) == 1:
+            return Edit(edit.path, search, "".join(new[n_lo:n_hi]))
+        grow_after = hi < len(old) and (hi - (len(old) - tail) <= head - lo or lo == 0)
+        if grow_after:
+            hi, n_hi = hi + 1, n_hi + 1
+        elif lo > 0:
+            lo, n_lo = lo - 1, n_lo - 1
+        else:
+            return None

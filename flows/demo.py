@@ -4,7 +4,7 @@
 
 1. the local stack (Prefect, MLflow, SeaweedFS S3) — started unless it runs;
 2. the task world — built once (deterministic from `factory.seed`), its environments in S3;
-3. the base policy — bootstrapped when `models.bootstrap` is there, else the embedded one;
+3. the base policy — the pre-trained one shipped in `models/base/` (or `policy.base_model`);
 4. `demo.cycles` rounds of: production traffic from the champion → one continuous-training cycle;
 5. the report across the cycles (markdown + charts) and the URLs to open.
 
@@ -37,15 +37,11 @@ def demo_traffic(cfg: Config):
 
 
 def bootstrap_base(cfg: Config) -> str:
-    """THE call site of the base bootstrap (`postgame bootstrap`, models/bootstrap.py, branch `learning`): a base that
-    can resolve some tasks before the first cycle. Until it is there, the embedded base policy serves."""
-    try:
-        from models.bootstrap import bootstrap  # type: ignore[import-not-found]
-    except ImportError:
-        from models.policy import base_policy_dir
+    """The base the first cycle starts from: `policy.base_model`, else the pre-trained base shipped in `models/base/`
+    (`postgame bootstrap` measures it and registers it as the first champion; `--from-scratch` rebuilds it)."""
+    from models.policy import base_policy_dir
 
-        return f"embedded base policy {base_policy_dir(cfg)} (no models.bootstrap to bootstrap it)"
-    return f"bootstrapped: {bootstrap(cfg)}"
+    return f"base policy {base_policy_dir(cfg)}"
 
 
 class Screen:

@@ -1,8 +1,11 @@
 """The policy: a causal LM that reads a task prompt and answers with a patch.
 
-The embedded default is a tiny Qwen2 built from a transformers config, with a byte-level BPE tokenizer trained here
-with `tokenizers` on the seed projects' code: nothing is downloaded. A real deployment points `policy.base_model` at
-a local checkpoint folder instead and serves it with vLLM on GPUs (`policy.engine: vllm`).
+The embedded default starts from the base shipped in `models/base/` (a small Qwen2 and its byte-level BPE tokenizer,
+pre-trained on local code by `postgame bootstrap`; see models/bootstrap.py): nothing is downloaded. Without it, an
+untrained tiny Qwen2 is built from a transformers config, its tokenizer trained here with `tokenizers` on the
+*train-split* seed projects only (never an eval or holdout project: that would leak across the split). A real
+deployment points `policy.base_model` at a local checkpoint folder instead and serves it with vLLM on GPUs
+(`policy.engine: vllm`).
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from postgame.config import Config, PolicySettings
+from postgame.settings.factory import FactorySettings
 
-SEEDS_DIR = Path(__file__).resolve().parent.parent / "evals" / "seeds"
+SHIPPED_BASE = Path(__file__).resolve().parent / "base"
 SPECIAL_TOKENS = ["<|endoftext|>", "<|pad|>"]
 
 
@@ -25,17 +29,23 @@ class Generation:
     latency_ms: float
 
 
-def _tokenizer_corpus() -> list[str]:
-    """Code the policy will read and write: the seed projects and the answer format."""
+def tokenizer_corpus(factory: FactorySettings) -> list[str]:
+    """Code the policy will read and write: the train-split seed projects (never eval or holdout) and the prompt and
+    answer formats."""
     from evals import prompts
+    from evals.factory.seeds import default_seeds_dir, load_seeds
+    from evals.factory.splits import train_projects
 
-    texts = [p.read_text() for p in sorted(SEEDS_DIR.rglob("*.py"))]
-    texts += [prompts.PROMPT_TEMPLATE, prompts.ANSWER_FORMAT]
-    return texts
+    seeds = load_seeds(Path(factory.seeds_dir) if factory.seeds_dir else default_seeds_dir())
+    allowed = set(train_projects([s.name for s in seeds], factory))
+    texts = [data.decode() for s in seeds if s.name in allowed
+             for path, data in sorted({**s.source, **s.tests}.items()) if path.endswith(".py")]
+    return texts + [prompts.PROMPT_TEMPLATE, prompts.ANSWER_FORMAT, prompts.ORACLE_TEMPLATE,
+                    prompts.ORACLE_ANSWER_FORMAT]
 
 
-def train_tokenizer(settings: PolicySettings):
-    """A byte-level BPE tokenizer trained on local code; deterministic for the same corpus."""
+def train_tokenizer(settings: PolicySettings, corpus: list[str]):
+    """A byte-level BPE tokenizer trained on `corpus`; deterministic for the same corpus."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -44,24 +54,32 @@ def train_tokenizer(settings: PolicySettings):
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=settings.vocab_size, special_tokens=SPECIAL_TOKENS,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tok.train_from_iterator(_tokenizer_corpus(), trainer=trainer)
+    tok.train_from_iterator(corpus, trainer=trainer)
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|pad|>",
                                    model_max_length=settings.max_position_embeddings, padding_side="left",
                                    truncation_side="left")
 
 
-def build_base_policy(settings: PolicySettings, out_dir: Path) -> Path:
+def qwen2_config(settings: PolicySettings, tokenizer):
+    """The Qwen2 architecture of the embedded policy, from the `policy:` section."""
+    from transformers import Qwen2Config
+
+    return Qwen2Config(vocab_size=len(tokenizer), hidden_size=settings.hidden_size,
+                       intermediate_size=settings.intermediate_size or settings.hidden_size * 2,
+                       num_hidden_layers=settings.num_layers, num_attention_heads=settings.num_heads,
+                       num_key_value_heads=max(1, settings.num_heads // 2),
+                       max_position_embeddings=settings.max_position_embeddings, tie_word_embeddings=True,
+                       bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id,
+                       pad_token_id=tokenizer.pad_token_id)
+
+
+def build_base_policy(settings: PolicySettings, factory: FactorySettings, out_dir: Path) -> Path:
     """Build the untrained embedded policy (config + tokenizer) into out_dir and return it."""
     import torch
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from transformers import Qwen2ForCausalLM
 
-    tokenizer = train_tokenizer(settings)
-    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=settings.hidden_size,
-                         intermediate_size=settings.hidden_size * 2, num_hidden_layers=settings.num_layers,
-                         num_attention_heads=settings.num_heads, num_key_value_heads=max(1, settings.num_heads // 2),
-                         max_position_embeddings=settings.max_position_embeddings, tie_word_embeddings=True,
-                         bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id,
-                         pad_token_id=tokenizer.pad_token_id)
+    tokenizer = train_tokenizer(settings, tokenizer_corpus(factory))
+    config = qwen2_config(settings, tokenizer)
     torch.manual_seed(settings.seed)
     model = Qwen2ForCausalLM(config)
     model.generation_config.pad_token_id = tokenizer.pad_token_id
@@ -72,12 +90,15 @@ def build_base_policy(settings: PolicySettings, out_dir: Path) -> Path:
 
 
 def base_policy_dir(cfg: Config) -> Path:
-    """The base checkpoint: `policy.base_model` if set, else the embedded one, built once under home."""
+    """The base checkpoint: `policy.base_model` if set, else the shipped pre-trained base (`models/base/`), else an
+    untrained embedded one, built once under home."""
     if cfg.policy.base_model:
         return Path(cfg.policy.base_model)
-    path = cfg.home / "models" / "base"
+    if (SHIPPED_BASE / "model.safetensors").exists():
+        return SHIPPED_BASE
+    path = cfg.home / "models" / "untrained"
     if not (path / "config.json").exists():
-        build_base_policy(cfg.policy, path)
+        build_base_policy(cfg.policy, cfg.factory, path)
     return path
 
 

@@ -73,21 +73,49 @@ class TrackingSettings(_Section):
     registered_model: str = "postgame-policy"
 
 
+class BootstrapSettings(_Section):
+    """`postgame bootstrap`: how the base policy is pre-trained (models/bootstrap.py). Changing any key changes the
+    base's content hash, so the shipped checkpoint no longer matches and is rebuilt by `--from-scratch`."""
+
+    seed: int = Field(0, description="Every draw of data and every initial weight follows from it.")
+    threads: int = Field(2, ge=1, description="torch threads; the same value gives the same weights.")
+    stdlib_max_files: int = Field(100, ge=0, description="Standard library modules read (sorted; tests excluded).")
+    stdlib_max_file_bytes: int = Field(40_000, gt=0, description="Larger stdlib modules are skipped.")
+    stdlib_mutations_per_file: int = Field(10, ge=0, description="Synthetic repairs made per stdlib module.")
+    seq_len: int = Field(192, gt=16, description="Tokens per pre-training chunk.")
+    batch_size: int = Field(8, gt=0)
+    learning_rate: float = Field(2e-3, gt=0)
+    warmup_steps: int = Field(60, ge=0)
+    lm_steps: int = Field(150, ge=0, description="Stage 1: next-token pre-training on the code corpus.")
+    curriculum_steps: int = Field(250, ge=0, description="Stage 2: copy a span; copy and edit one token; repair.")
+    repair_steps: int = Field(1400, ge=0, description="Stage 3: SFT on synthetic repairs and train-split gold.")
+    seed_code_share: float = Field(0.5, ge=0, le=1, description="Share of pre-training chunks from train projects.")
+    gold_share: float = Field(0.15, ge=0, le=1, description="Share of stage-3 examples that are train-split gold.")
+    replay_share: float = Field(0.05, ge=0, le=1, description="Share of stage-3 batches that replay pre-training.")
+
+
 class PolicySettings(_Section):
-    """The policy. Default: a tiny Qwen2 built from a transformers config with a locally trained tokenizer."""
+    """The policy. Default: the base shipped in models/base (a small Qwen2 pre-trained by `postgame bootstrap`);
+    the architecture keys below are the base's and that of an untrained embedded policy."""
 
     base_model: str = Field("", description="A local checkpoint folder to start from; empty = build the embedded one.")
     engine: Literal["transformers", "vllm"] = Field("transformers", description="vllm needs GPUs: pip install "
                                                                                 "'postgame[gpu]'.")
-    hidden_size: int = Field(64, gt=0)
-    num_layers: int = Field(2, gt=0)
+    hidden_size: int = Field(128, gt=0)
+    intermediate_size: int = Field(384, ge=0, description="MLP width; 0 = 2 x hidden_size.")
+    num_layers: int = Field(3, gt=0)
     num_heads: int = Field(4, gt=0)
-    vocab_size: int = Field(2048, ge=300)
-    max_position_embeddings: int = Field(4096, gt=0)
-    max_prompt_tokens: int = Field(2048, gt=0, description="Longer prompts are truncated (left side kept).")
-    max_new_tokens: int = Field(96, gt=0)
+    vocab_size: int = Field(4096, ge=300)
+    max_position_embeddings: int = Field(2048, gt=0)
+    max_prompt_tokens: int = Field(320, gt=0, description="Longer prompts are truncated (left side kept: the code "
+                                   "window and the answer format come last).")
+    max_new_tokens: int = Field(128, gt=0)
     temperature: float = Field(1.0, gt=0)
     seed: int = 0
+    prompt_context: Literal["oracle", "file"] = Field(
+        "oracle", description="What a prompt shows: `oracle` = the function the failing tests reach (SWE-bench's "
+                              "oracle retrieval; what a small model can act on), `file` = the localised files whole.")
+    bootstrap: BootstrapSettings = BootstrapSettings()
 
 
 

@@ -58,5 +58,6 @@ def base_policy(tmp_path_factory) -> Path:
     """The embedded base policy (tiny Qwen2 + local tokenizer), built once per test session."""
     from models.policy import build_base_policy
     from postgame.config import PolicySettings
+    from postgame.settings.factory import FactorySettings
 
-    return build_base_policy(PolicySettings(), tmp_path_factory.mktemp("base-policy"))
+    return build_base_policy(PolicySettings(), FactorySettings(), tmp_path_factory.mktemp("base-policy"))

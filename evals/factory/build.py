@@ -38,11 +38,11 @@ from pathlib import Path
 from evals.factory.files import build_git_repo, diff_file
 from evals.factory.mutate import Mutation, find_mutations
 from evals.factory.seeds import SeedProject, default_seeds_dir, load_seeds, write_seed
-from evals.factory.splits import assign_splits
+from evals.factory.splits import assign_indomain, assign_splits
 from evals.factory.statements import statement_for
 from evals.factory.verify import KEPT, Baseline, Job, Verdict, baseline, harness_digest, validate_candidate
 from postgame.config import Config
-from postgame.settings.factory import SPLITS, FactorySettings
+from postgame.settings.factory import INDOMAIN, INSTANCE_SPLITS, FactorySettings
 from postgame.settings.harness import HarnessSettings
 from postgame.store import ObjectStore
 
@@ -204,7 +204,7 @@ def build(settings: FactorySettings, harness: HarnessSettings, store: ObjectStor
 
         say("writing instances, snapshots and repositories")
         instances = _assemble(live, kept, splits, settings, build_id, store, scratch, reports)
-        per_split = {split: sum(1 for i in instances if i["split"] == split) for split in SPLITS}
+        per_split = {split: sum(1 for i in instances if i["split"] == split) for split in INSTANCE_SPLITS}
         if not instances:
             raise RuntimeError("the build produced no instances: " + "; ".join(
                 f"{r.name}: {r.error or r.dropped}" for r in reports.values()))
@@ -213,6 +213,8 @@ def build(settings: FactorySettings, harness: HarnessSettings, store: ObjectStor
         manifest = {
             "schema": SCHEMA, "build_id": build_id, "seed": settings.seed, "instances": len(instances),
             "per_split": per_split, "splits": splits, "projects": {k: asdict(v) for k, v in reports.items()},
+            "indomain": {p: sorted(i["instance_id"] for i in instances if i["split"] == INDOMAIN
+                                   and i["seed_project"] == p) for p in sorted(reports) if splits[p] == "train"},
             "settings": settings.model_dump(mode="json", exclude={"simulate"}),
             "factory_digest": factory_digest(), "harness_digest": harness_digest(),
             "instances_sha256": hashlib.sha256(body.encode()).hexdigest(),
@@ -293,6 +295,10 @@ def _assemble(seeds: list[SeedProject], kept: dict[str, list[Verdict]], splits: 
         for rec in records:
             rec["base_commit"] = shas[rec["instance_id"]]
             rec["environment_setup_commit"] = clean
+        if splits[seed.name] == "train":
+            held_out = assign_indomain({seed.name: [r["instance_id"] for r in records]}, settings)
+            for rec in records:
+                rec["split"] = INDOMAIN if rec["instance_id"] in held_out else rec["split"]
         bundle = scratch / f"{seed.repo_dirname}.bundle"
         subprocess.run(["git", "-C", str(repos / seed.repo_dirname), "bundle", "create", "-q", str(bundle), "--all"],
                        check=True, capture_output=True)

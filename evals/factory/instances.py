@@ -24,6 +24,7 @@ from evals.harness.instance import Instance
 from postgame.config import Config
 from postgame.errors import PostgameError
 from postgame.runtime import store as open_store
+from postgame.settings.factory import INSTANCE_SPLITS
 from postgame.store import ObjectStore
 
 
@@ -63,7 +64,7 @@ def load_records(cfg: Config, split: str | None = None, *, build_id: str | None 
     records = [json.loads(line) for line in store.get(key).decode().splitlines() if line.strip()]
     if split is not None:
         splits = {r["split"] for r in records}
-        if split not in splits | {"train", "eval", "holdout"}:
+        if split not in splits | set(INSTANCE_SPLITS):
             raise ValueError(f"split {split!r} unknown; this build has {sorted(splits)}")
         records = [r for r in records if r["split"] == split]
     return records
@@ -106,10 +107,11 @@ def split_map(cfg: Config, *, build_id: str | None = None) -> dict[str, str]:
 
 
 def prompt_for(cfg: Config, instance: Instance) -> str:
-    """The prompt the policy is shown for `instance` (an instance from `load_split`)."""
+    """The prompt the policy is shown for `instance` (an instance from `load_split`), as `policy.prompt_context`
+    says: the same rendering for traffic, training and evaluation."""
     from evals.prompts import render_prompt
 
-    return render_prompt(instance, prompt_files(instance))
+    return render_prompt(instance, prompt_files(instance), context=cfg.policy.prompt_context)
 
 
 def prompt_files(instance: Instance) -> dict[str, str]:

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 from evals.factory.instances import prompt_files
 from evals.harness.instance import Instance
-from evals.prompts import SYSTEM_PROMPT, extract_patch, render_prompt
+from evals.prompts import SYSTEM_PROMPT, PromptContext, extract_patch, render_prompt
 from postgame.settings.factory import SimulatorSettings
 from postgame.store import ObjectStore
 
@@ -164,7 +164,8 @@ def _feedback(status: str, rng: random.Random) -> str:
 def simulate(tasks: Sequence[Instance], attempt: Attempt, grade: Grade, *, sessions: int, store: ObjectStore,
              settings: SimulatorSettings, seed: int = 0, model_name: str = "", model_version: str = "",
              now: datetime | None = None, usd_per_cpu_hour: float = 0.0, grade_workers: int = 1,
-             files_for: Callable[[Instance], dict[str, str]] = prompt_files) -> SimulationSummary:
+             files_for: Callable[[Instance], dict[str, str]] = prompt_files,
+             prompt_context: PromptContext = "file") -> SimulationSummary:
     """Run `sessions` simulated sessions on `tasks` and write them to `store` (see the module docstring)."""
     if not tasks:
         raise ValueError("no tasks to simulate: the train split is empty (run `postgame factory build`)")
@@ -178,7 +179,7 @@ def simulate(tasks: Sequence[Instance], attempt: Attempt, grade: Grade, *, sessi
     stamps = sorted(first + timedelta(seconds=int(rng.uniform(0, span))) for _ in range(sessions))
 
     # 1. the policy answers, a batch at a time; 2. the harness grades what it answered.
-    prompts = [render_prompt(inst, files_for(inst)) for inst in chosen]
+    prompts = [render_prompt(inst, files_for(inst), context=prompt_context) for inst in chosen]
     generations: list[GenerationLike] = []
     for i in range(0, sessions, settings.batch_size):
         batch = prompts[i: i + settings.batch_size]

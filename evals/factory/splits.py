@@ -1,5 +1,6 @@
 """Train / eval / holdout by seed project: no project is in two splits, so evaluation measures generalisation to code
-the policy never trained on.
+the policy never trained on. Inside each train project a seeded share of its instances is set aside as `indomain`:
+new bugs in code the policy serves (and may read), never trained on.
 """
 
 from __future__ import annotations
@@ -40,3 +41,20 @@ def assign_splits(projects: list[str], settings: FactorySettings) -> dict[str, s
         free = free[take:]
     out.update({p: "train" for p in free})  # leftovers only when pins overfill a split
     return out
+
+
+def assign_indomain(instance_ids: dict[str, list[str]], settings: FactorySettings) -> set[str]:
+    """The instance ids (of train projects: {project: ids}) set aside as `indomain`: per project, round(fraction × n)
+    of its ids, drawn by the seed from the sorted ids, so the choice depends on neither order nor other projects."""
+    chosen: set[str] = set()
+    for project in sorted(instance_ids):
+        ids = sorted(instance_ids[project])
+        random.Random(f"indomain:{settings.seed}:{project}").shuffle(ids)
+        chosen.update(ids[: round(settings.indomain_fraction * len(ids))])
+    return chosen
+
+
+def train_projects(projects: list[str], settings: FactorySettings) -> list[str]:
+    """The projects of the train split: the only code a base policy may be pre-trained on."""
+    splits = assign_splits(projects, settings)
+    return sorted(p for p in projects if splits[p] == "train")

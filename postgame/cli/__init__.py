@@ -29,7 +29,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 
 COMMAND_MODULES = ("postgame.cli.stack", "postgame.cli.stages", "postgame.cli.operate", "postgame.cli.story",
                    "postgame.cli.review", "postgame.ingest.cli", "postgame.validate.cli", "evals.harness.cli",
-                   "evals.factory.cli")
+                   "evals.factory.cli", "models.bootstrap_cli")
 
 
 @app.callback()

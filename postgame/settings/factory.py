@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SPLITS = ("train", "eval", "holdout")
+SPLITS = ("train", "eval", "holdout")  # splits of seed projects
+INDOMAIN = "indomain"  # held-out bugs of train projects: the instance split that is never trained on
+INSTANCE_SPLITS = (*SPLITS, INDOMAIN)
 
 # The mutation operators `evals.factory.mutate` registers; named here so that a config naming another fails at load
 # without the config importing the factory (a test keeps the two lists equal).
@@ -44,6 +46,9 @@ class FactorySettings(BaseModel):
         description="Share of seed projects (not instances) in each split; a project belongs to exactly one.")
     split_projects: dict[str, list[str]] = Field(
         default_factory=dict, description="Pin projects to splits, e.g. {holdout: [semver]}; the rest are drawn by seed.")
+    indomain_fraction: float = Field(
+        0.3, ge=0, lt=1, description="Share of each train project's instances set aside as split `indomain`: new bugs "
+                                     "in the projects the model serves, never trained on (seeded, per project).")
     store_prefix: str = Field("tasks", description="Store prefix of build manifests, instances and git bundles.")
     envs_prefix: str = Field("envs", description="Store prefix of the content-addressed environment snapshots.")
     simulate: SimulatorSettings = SimulatorSettings()

@@ -66,3 +66,45 @@ def test_built_instances_are_disjoint_by_project(sample_build):
                 assert not projects[a] & projects[b], (a, b)
     manifest = json.loads((cfg.home / "store" / "tasks" / "current.json").read_text())
     assert manifest["build_id"]
+
+
+# --- in-domain held-out bugs: a seeded share of each train project's instances --------------------------------------
+
+def test_indomain_is_per_project_deterministic_and_the_seeded_share():
+    # checked: fails when assign_indomain draws from the pooled ids of all projects (not per project)
+    from evals.factory.splits import assign_indomain
+
+    ids = {"a": [f"a-{i}" for i in range(10)], "b": [f"b-{i}" for i in range(7)], "c": ["c-0"]}
+    settings = FactorySettings(indomain_fraction=0.3)
+    chosen = assign_indomain(ids, settings)
+    assert chosen == assign_indomain({k: list(reversed(v)) for k, v in reversed(ids.items())}, settings)
+    assert [sum(i.startswith(p) for i in chosen) for p in "abc"] == [3, 2, 0]
+    # a project's draw does not depend on the other projects
+    assert {i for i in chosen if i.startswith("a")} == assign_indomain({"a": ids["a"]}, settings)
+    assert chosen != assign_indomain(ids, FactorySettings(indomain_fraction=0.3, seed=1))
+    assert assign_indomain(ids, FactorySettings(indomain_fraction=0.0)) == set()
+
+
+def test_a_built_catalog_sets_indomain_apart_from_train_within_train_projects(tmp_path_factory):
+    from evals.factory.build import build
+    from evals.factory.instances import load_manifest, load_records
+    from postgame.runtime import store
+    from tests.support import make_config
+
+    home = tmp_path_factory.mktemp("indomain-build")
+    cfg = make_config(home, tasks={"projects": ["lrucache", "matrixops", "graphlib2"], "instances_per_project": 4,
+                                   "candidates_per_project": 8, "workers": 2, "indomain_fraction": 0.5,
+                                   "split_projects": {"train": ["lrucache"], "eval": ["matrixops"],
+                                                      "holdout": ["graphlib2"]}})
+    cache = tmp_path_factory.getbasetemp() / "factory-verdicts"
+    result = build(cfg.factory, cfg.eval, store(cfg), cache_dir=cache)
+    records = load_records(cfg)
+    by_split = {s: {r["instance_id"] for r in records if r["split"] == s} for s in ("train", "indomain")}
+    assert len(by_split["indomain"]) == round(0.5 * result.projects["lrucache"].kept) > 0
+    assert by_split["train"] and not by_split["train"] & by_split["indomain"]
+    assert {r["seed_project"] for r in records if r["split"] == "indomain"} == {"lrucache"}
+    manifest = load_manifest(cfg)
+    assert manifest["indomain"] == {"lrucache": sorted(by_split["indomain"])}
+    assert manifest["settings"]["indomain_fraction"] == 0.5 and result.per_split["indomain"] == len(by_split["indomain"])
+    again = build(cfg.factory, cfg.eval, store(cfg), cache_dir=cache, force=True)  # cached verdicts: no test runs
+    assert again.instances_sha256 == result.instances_sha256

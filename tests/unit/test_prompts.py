@@ -70,3 +70,59 @@ def test_every_answer_block_is_a_unique_match_so_it_edits_the_intended_place():
             assert content.count(edit.search) == 1
             content = replace_once(content, edit.search, edit.replace)
         assert content == fixed
+
+
+# --- answer_for_patch on part of a file; the oracle window ------------------------------------------------------------
+
+MODULE = ("import math\n\n\ndef area(r):\n    if r < 0:\n        raise ValueError(r)\n    return math.pi * r * r\n\n\n"
+          "def scale(xs, k):\n    out = []\n    for x in xs:\n        out.append(x * k)\n    return out\n")
+
+
+def test_answer_for_part_of_a_file_whose_hunk_context_falls_outside_it_is_a_real_edit():
+    # checked: fails when answer_for_patch falls back to replacing the shown text with itself (SEARCH == REPLACE)
+    buggy = MODULE.replace("x * k", "x + k")
+    gold = diff_file("m.py", buggy, MODULE)  # 3 context lines reach into `for x in xs:` and beyond the window
+    window = "        out.append(x + k)\n    return out\n"
+    answer = answer_for_patch(gold, {"m.py": window})
+    edits = parse_edits(answer)
+    assert [(e.search, e.replace) for e in edits] == [("        out.append(x + k)\n", "        out.append(x * k)\n")]
+    assert replace_once(buggy, edits[0].search, edits[0].replace) == MODULE
+
+
+def test_answer_for_patch_never_returns_a_no_op_block():
+    buggy = MODULE.replace("r < 0", "r <= 0")
+    gold = diff_file("m.py", buggy, MODULE)
+    for shown in ({"m.py": buggy}, {"m.py": buggy[:40]}, {"m.py": "def other():\n    pass\n"}, {}):
+        answer = answer_for_patch(gold, shown)
+        for edit in parse_edits(answer) if answer else []:
+            assert edit.search != edit.replace, shown
+
+
+def test_oracle_prompt_shows_the_buggy_function_with_path_and_line_numbers():
+    # checked: fails when oracle_window takes the first function of the file instead of the enclosing one
+    buggy = MODULE.replace("x * k", "x + k")
+    inst = {"repo": "o/m", "problem_statement": "scale([1], 2) returns [3]", "patch": diff_file("m.py", buggy, MODULE)}
+    prompt = render_prompt(inst, {"m.py": buggy}, context="oracle")
+    assert "m.py (lines 10-14)" in prompt and "        out.append(x + k)\n" in prompt
+    assert "def scale(xs, k):" in prompt and "def area" not in prompt
+    assert "scale([1], 2) returns [3]" in prompt
+    assert render_prompt(inst, {"m.py": buggy}) == render_prompt(inst, {"m.py": buggy}, context="file")
+    assert "def area" in render_prompt(inst, {"m.py": buggy}, context="file")
+
+
+def test_oracle_window_holds_the_buggy_line_for_every_mutation_of_a_seed_module():
+    from evals.factory.mutate import find_mutations
+    from evals.factory.seeds import load_seeds
+    from evals.prompts import oracle_window
+
+    seed = load_seeds(names=["textkit"])[0]
+    for path in seed.modules():
+        source = seed.source[path].decode()
+        for mut in find_mutations(source, path)[::7]:
+            buggy = mut.apply(source)
+            window = oracle_window({"patch": diff_file(path, buggy, source)}, {path: buggy})
+            assert window is not None and window.path == path
+            rows = buggy.splitlines(keepends=True)
+            assert window.text == "".join(rows[window.start - 1:window.end])
+            # the first buggy line (or, for a removed statement, the line it followed) is in the window
+            assert window.start <= max(1, mut.line - (mut.replacement == "")) <= window.end, mut

@@ -1,0 +1,111 @@
+"""`postgame bootstrap`: the base policy becomes the first model version and the `champion`, with its scores.
+
+    postgame bootstrap [--from-scratch] [--k 4] [--limit N] [--json]
+
+1. the base: the shipped `models/base/` (its weights checked against its manifest's sha256; whether its content hash
+   matches this machine's corpus and config is reported), else one cached or built under home (`--from-scratch`
+   always rebuilds, ~1 h on 2 shared cores, and says whether it reproduced the shipped weights bit for bit);
+2. its scores: pass@1 and pass@k on the indomain, eval and holdout splits beside the empty-patch and
+   random-single-edit baselines (models/measure.py), and the promotion metric on the cycle's eval set, so the first
+   cycle compares its candidate with a measured champion without re-scoring it;
+3. an MLflow run `bootstrap` with those metrics, the checkpoint logged and registered as a version, tagged with its
+   scores and lineage, and made `champion` when there is none yet (or the champion is an earlier base).
+`policy.base_model` pointing at a local Hugging Face folder is bootstrapped the same way, without building anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import typer
+
+from postgame import runtime
+
+SPLITS = ("indomain", "eval", "holdout")
+
+
+def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="Rebuild the base even when the "
+                                                                             "shipped one matches (~50 min)."),
+              k: int = typer.Option(4, "--k", min=1, help="Sampled completions per task for pass@k (1 = greedy only)."),
+              limit: int = typer.Option(0, "--limit", min=0, help="Score only the first N tasks of each split (0 = all)."),
+              as_json: bool = typer.Option(False, "--json", help="One JSON object: run id, model URI, metrics with "
+                                                                 "their baselines, cost.")) -> None:
+    """Build or load the base policy, measure it, register it as the champion."""
+    import mlflow
+
+    from models import registry
+    from models.bootstrap import BaseResult, ensure_base, gather_inputs, read_manifest, verify_base
+    from models.measure import gate_score, measure_split
+    from models.policy import SHIPPED_BASE, Policy
+
+    cfg = runtime.current_config()
+    started = time.monotonic()
+    say = (lambda msg: None) if as_json else (lambda msg: typer.echo(f"  {msg}", err=True))
+    # with --json, stdout carries the JSON object alone: what libraries print goes to stderr
+    with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
+        if cfg.policy.base_model:
+            path, source, content_hash, sha, same = Path(cfg.policy.base_model), "policy.base_model", "", "", None
+        elif not from_scratch and (SHIPPED_BASE / "manifest.json").exists():
+            manifest = verify_base(SHIPPED_BASE)
+            here = gather_inputs(cfg).content_hash(cfg.policy)
+            if here != manifest["content_hash"]:
+                say(f"note: the shipped base was built from inputs with content hash {manifest['content_hash'][:12]}; "
+                    f"this machine's corpus and config hash to {here[:12]} (`--from-scratch` builds that one)")
+            base = BaseResult(str(SHIPPED_BASE), "shipped", manifest["content_hash"], manifest["sha256"],
+                              here == manifest["content_hash"])
+        else:
+            base = ensure_base(cfg, from_scratch=from_scratch, say=say)
+        if not cfg.policy.base_model:
+            path, source, content_hash, sha, same = (Path(base.path), base.source, base.content_hash, base.sha256,
+                                                     base.matches_shipped)
+        say(f"base: {path} ({source})")
+        policy = Policy(path, name=cfg.tracking.registered_model, version="base", settings=cfg.policy)
+        runtime.resolve(cfg)  # points MLflow at the stack
+        mlflow.set_experiment(cfg.tracking.experiment)
+        with mlflow.start_run(run_name="bootstrap") as run:
+            out_dir = cfg.home / "runs" / run.info.run_id / "bootstrap"
+            scores = {}
+            for split in SPLITS:
+                scores[split] = measure_split(cfg, policy, split, k=k, out_dir=out_dir, limit=limit or None,
+                                              seed=cfg.policy.seed)
+                say(scores[split].line())
+            gate = gate_score(cfg, policy, out_dir / "promotion-set")
+            metrics = {f"{split}.{key}": value for split, s in scores.items()
+                       for key, value in asdict(s).items() if isinstance(value, (int, float)) and value is not None}
+            metrics[f"eval.{cfg.promote.metric}"] = gate.metric
+            mlflow.log_metrics(metrics)
+            mlflow.log_params({"base.source": source, "base.content_hash": content_hash, "base.sha256": sha, "k": k})
+            manifest = path / "manifest.json"
+            if manifest.exists():
+                mlflow.log_dict(read_manifest(path), "base_manifest.json")
+            model_uri = registry.log_policy(cfg, path, run_id=run.info.run_id)
+        tags = {"origin": "bootstrap", "base.content_hash": content_hash, "base.sha256": sha,
+                "lineage.run_id": run.info.run_id, "eval.split": cfg.promote.eval_split, "eval.set_sha256": gate.set_sha256,
+                f"eval.{cfg.promote.metric}": f"{gate.metric:.6f}", "eval.errors": str(gate.errors),
+                **{f"bootstrap.{key}": f"{value:.6f}" for key, value in metrics.items()}}
+        version = registry.register(cfg, model_uri, tags=tags, description="The base policy (postgame bootstrap).")
+        champion = registry.champion_version(cfg)
+        made_champion = champion is None or champion.tags.get("origin") == "bootstrap"
+        if made_champion:
+            registry.set_champion(cfg, version.version)
+    result = {"run_id": run.info.run_id, "model_uri": model_uri, "version": version.version,
+              "champion": made_champion, "base": {"path": str(path), "source": source, "content_hash": content_hash,
+                                                  "sha256": sha, "matches_shipped": same},
+              "metrics": {split: s.to_dict() for split, s in scores.items()},
+              f"eval.{cfg.promote.metric}": gate.metric, "cost": {"seconds": round(time.monotonic() - started, 1)}}
+    if as_json:
+        typer.echo(json.dumps(result, indent=2, sort_keys=True, default=str))
+        return
+    for s in scores.values():
+        typer.echo(s.line())
+    verdict = "now champion" if made_champion else f"not champion (version {champion.version} is)"  # type: ignore[union-attr]
+    typer.echo(f"base registered as version {version.version}, {verdict}; run {run.info.run_id}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="bootstrap")(bootstrap)
