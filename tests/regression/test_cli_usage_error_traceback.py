@@ -7,10 +7,10 @@ import sys
 
 
 def test_missing_option_prints_usage_not_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "postgame", "train"], capture_output=True, text=True, cwd=tmp_path,
-                          timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "postgame", "simulate"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
     assert proc.returncode == 2
-    assert "Missing option '--snapshot'" in proc.stderr
+    assert "Missing option '--sessions'" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
