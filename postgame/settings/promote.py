@@ -47,8 +47,9 @@ class PromoteSettings(BaseModel):
     max_cost_usd: float = Field(0.0, ge=0, description="Cost ceiling of a cycle's training + evaluation compute "
                                                        "(cost.usd_per_cpu_hour); 0 = no ceiling.")
     floor: float = Field(
-        0.0, ge=0, lt=1, description="Without a champion, the candidate's resolve rate on the deciding split must "
-                                     "exceed this (0 = it must resolve something).")
+        0.0, ge=-1, lt=1, description="Without a champion, the candidate's resolve rate on the deciding split must "
+                                      "exceed this (0 = it must resolve something; -1 = any first candidate, for a "
+                                      "world with no base to beat, such as the tests' tiny ones).")
     require_approval: bool = Field(
         False, description="After the gate passes, wait for a reviewer (Prefect UI form, MLflow tag "
                            "`approval=approved|rejected`, or `postgame review`) before moving `champion`.")

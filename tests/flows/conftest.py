@@ -14,7 +14,7 @@ SMALL_WORLD = {
               "timeout_s": 60},
     "policy": {"max_new_tokens": 16, "max_prompt_tokens": 512},
     "train": {"max_steps": 1, "batch_size": 4, "num_generations": 4, "max_prompts": 2},
-    "promote": {"eval_instances": 2},
+    "promote": {"eval_instances": 2, "floor": -1},  # no base registered here: the first candidate is champion
     "eval": {"timeout_s": 30},
 }
 

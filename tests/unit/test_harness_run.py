@@ -9,7 +9,6 @@ from typer.testing import CliRunner
 
 from evals.harness import GradeCache, Instance, Prediction, evaluate, make_reward_fn, run_evaluation
 from evals.harness import evaluator as evaluator_module
-from evals.harness import reward as reward_module
 from evals.harness.cli import register
 from evals.harness.evaluator import _flaky
 from evals.harness.testrun import TestRun
@@ -56,7 +55,6 @@ def test_reward_is_the_evaluation_graded_once_per_distinct_patch(tiny, monkeypat
     calls = []
     real = evaluator_module.run_tests
     monkeypatch.setattr(evaluator_module, "run_tests", lambda *a, **k: calls.append(1) or real(*a, **k))
-    monkeypatch.setattr(reward_module, "_extract", lambda: lambda completion: completion)  # the patch as written
     cache = GradeCache()
     reward = make_reward_fn({tiny.instance.instance_id: tiny.instance}, repos_dir=tiny.repos_dir,
                             settings=quick_settings(), cache=cache)
@@ -66,9 +64,10 @@ def test_reward_is_the_evaluation_graded_once_per_distinct_patch(tiny, monkeypat
                      instance_id=[iid, iid, iid, iid, iid])
     assert rewards[:4] == [1.0, 1.0, 0.0, 0.0]
     assert rewards[4] == 1.0
-    assert len(calls) == 2  # the gold patch once, the garbage once; empty needs no run
+    # The real extractor reads the gold diff out of each completion; "" and prose hold no patch, so they need no run.
+    assert len(calls) == 1  # the gold patch once, whichever of the three completions carried it
     assert reward(completions=[tiny.gold], instance_id=["unknown"]) == [None]
-    assert reward(completions=[tiny.gold], instance_id=[iid]) == [1.0] and len(calls) == 2  # cached
+    assert reward(completions=[tiny.gold], instance_id=[iid]) == [1.0] and len(calls) == 1  # cached
     assert reward.__name__ == "swe_reward"
 
 
