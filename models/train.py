@@ -452,15 +452,17 @@ def _save_model(trainer, work_dir: Path) -> Path:
 # --- the recipe ----------------------------------------------------------------------------------------------------
 
 def new_training_run(cfg: Config, name: str) -> str:
-    """A fresh MLflow run of the experiment, for training outside a cycle."""
+    """A fresh MLflow run of the experiment for one training, tagged with the code and config that ran it (lineage)."""
     from mlflow import MlflowClient
 
     from postgame import runtime
+    from postgame.lineage import CODE_TAG, CONFIG_TAG, code_version, config_sha256
 
     client = MlflowClient(tracking_uri=runtime.tracking_uri(cfg))
     experiment = client.get_experiment_by_name(cfg.tracking.experiment)
     experiment_id = experiment.experiment_id if experiment else client.create_experiment(cfg.tracking.experiment)
-    return client.create_run(experiment_id, run_name=name).info.run_id
+    tags = {CODE_TAG: code_version(), CONFIG_TAG: config_sha256(cfg)}
+    return client.create_run(experiment_id, run_name=name, tags=tags).info.run_id
 
 
 def _mlflow_sink(run_id: str) -> MetricsSink:
