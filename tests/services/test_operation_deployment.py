@@ -152,17 +152,30 @@ def test_one_event_starts_one_cycle_and_a_burst_starts_one(stack):
 def test_two_concurrent_triggers_never_run_two_cycles_at_once(stack):
     dep = deployment(stack)
     ids: list[str] = []
+    errors: list[str] = []
 
     def start(n: int) -> None:
-        with api(stack) as c:
-            ids.append(c.post(f"deployments/{dep['id']}/create_flow_run",
-                              json={"parameters": {"reason": f"race {n}"}}).raise_for_status().json()["id"])
+        # A REST client retries a refused or 5xx request; the idempotency key keeps it to one flow run per trigger.
+        # (Under heavy load one of the two concurrent calls once went unanswered within the client timeout.)
+        for attempt in range(5):
+            try:
+                with api(stack) as c:
+                    resp = c.post(f"deployments/{dep['id']}/create_flow_run",
+                                  json={"parameters": {"reason": f"race {n}"}, "idempotency_key": f"race-{n}"})
+                if resp.status_code < 500:
+                    ids.append(resp.raise_for_status().json()["id"])
+                    return
+                errors.append(f"trigger {n} attempt {attempt}: HTTP {resp.status_code} {resp.text[:200]}")
+            except httpx.HTTPError as exc:
+                errors.append(f"trigger {n} attempt {attempt}: {type(exc).__name__}: {exc}")
+            time.sleep(2)
 
     threads = [threading.Thread(target=start, args=(n,)) for n in range(2)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    assert len(set(ids)) == 2, errors
     final = wait_final(stack, ids)
     assert all(r["state_type"] == "COMPLETED" for r in final), [r["state"]["message"] for r in final]
     first, second = sorted(final, key=lambda r: r["start_time"])
