@@ -56,9 +56,7 @@ def evaluate_instances(instances: Iterable[Instance], predictions: Iterable[Pred
                        mapper: Mapper):
     """Grade every prediction whose instance is known, one unit of work per instance through `mapper`; write the
     reports as `run_evaluation` does and return its `RunReport` (same fields, same order of ids)."""
-    from evals.harness.constants import GradeStatus
-    from evals.harness.run import RunReport, instance_dir_name
-    from evals.harness.sandbox import choose_mode
+    from evals.harness.run import finish_report, instance_dir_name
 
     start = time.monotonic()
     out = Path(out_dir)
@@ -75,21 +73,4 @@ def evaluate_instances(instances: Iterable[Instance], predictions: Iterable[Pred
         _write(d / "test_output.txt", result.log)
         _write(d / "report.json", json.dumps({job.instance.instance_id: result.to_report()}, indent=2))
         results[job.instance.instance_id] = result
-    ordered = [iid for iid in by_id if iid in results]
-    report = RunReport(
-        total_instances=len(by_id),
-        submitted_ids=ordered,
-        completed_ids=[i for i in ordered if results[i].status != GradeStatus.ERROR.value],
-        incomplete_ids=[i for i in by_id if i not in results],
-        resolved_ids=[i for i in ordered if results[i].resolved],
-        unresolved_ids=[i for i in ordered if results[i].status == GradeStatus.UNRESOLVED.value],
-        error_ids=[i for i in ordered if results[i].status == GradeStatus.ERROR.value],
-        empty_patch_ids=[i for i in ordered if not results[i].patch_exists],
-        unknown_prediction_ids=sorted(set(preds) - set(by_id)),
-        sandbox=choose_mode(settings)[0] or "none",
-        seconds=time.monotonic() - start,
-        instances={i: results[i].to_report() for i in ordered},
-        results={i: results[i] for i in ordered},
-    )
-    _write(out / "report.json", json.dumps(report.to_dict(), indent=2))
-    return report
+    return finish_report(by_id, preds, results, settings, start, out)

@@ -107,7 +107,6 @@ def run_evaluation(instances: Iterable[Instance], predictions: Iterable[Predicti
     `workers` and `reruns` default to the settings (`workers: 0` = one per core). `envs` keeps per-repository
     environments (instances with `env_spec`): pass one with the object store to share builds across machines.
     """
-    from evals.harness.sandbox import choose_mode
 
     start = time.monotonic()
     out = Path(out_dir)
@@ -142,6 +141,15 @@ def run_evaluation(instances: Iterable[Instance], predictions: Iterable[Predicti
                 bar.set_postfix(resolved=sum(r.resolved for r in results.values()))
     if bar is not None:
         bar.close()
+
+    return finish_report(by_id, preds, results, settings, start, out)
+
+
+def finish_report(by_id: dict, preds: dict, results: dict, settings: HarnessSettings, start: float,
+                  out: Path) -> RunReport:
+    """The run report of graded `results` (SWE-bench's shape), written to `out/report.json`; shared by every way of
+    running a batch (threads here, a Prefect task runner in `tasks.fanout`)."""
+    from evals.harness.sandbox import choose_mode
 
     ordered = [iid for iid in by_id if iid in results]
     report = RunReport(
