@@ -311,15 +311,10 @@ def build_report(cfg: Config, start: CycleStart, data, warnings, dataset, candid
     (`v<N>`), else the base policy (`base`) measured on the same instances; `previous` are the earlier cycles."""
     promoted = promotion.decision.promote
     before = evaluation.champion.metric if evaluation.champion else None
-    after = evaluation.candidate.metric if promoted else before
-    n = evaluation.candidate.instances
-    baselines = dict(next((s.baselines for r in reversed(previous) for s in r.scores
-                           if r.eval_set_sha256 == evaluation.eval_set_sha256 and s.split == evaluation.split), {}))
+    scores = [split_score(evaluation, split, promoted, previous) for split in evaluation.candidate_splits]
+    scores.sort(key=lambda s: s.split != evaluation.split)  # the deciding split first, then the guards
     if baseline == "base" and baseline_metric is not None:
-        baselines["base"] = baseline_metric
-    score = SplitScore(split=evaluation.split, role=split_role(evaluation.split), instances=n,
-                       candidate=evaluation.candidate.metric, champion=before, champion_after=after,
-                       interval=wilson(after, n) if after is not None else None, baselines=baselines)
+        scores[0].baselines["base"] = baseline_metric
     gain = gain_points(evaluation.candidate.metric, baseline_metric, promoted)
     result = CycleReport(
         run_id=start.run_id, status="completed", cycle=len(previous) + 1, flow_run_id=start.flow_run_id,
@@ -330,13 +325,30 @@ def build_report(cfg: Config, start: CycleStart, data, warnings, dataset, candid
         dataset_uri=dataset.uri, train_method=candidate.method, train_steps=candidate.steps,
         eval_split=evaluation.split, eval_set_sha256=evaluation.eval_set_sha256,
         candidate_metric=evaluation.candidate.metric, champion_metric=before, metric=cfg.promote.metric,
-        scores=[score], version=promotion.version, model_uri=promotion.model_uri, promoted=promoted,
+        scores=scores, version=promotion.version, model_uri=promotion.model_uri, promoted=promoted,
         decision=promotion.decision.reason, champion_version=promotion.champion_version, baseline=baseline,
         baseline_metric=baseline_metric, seconds=time.time() - start.started_at, cpu_seconds=cost.cpu_seconds,
         gpu_seconds=cost.gpu_seconds, cost_usd=cost.total_usd, cost=cost, usage=usage,
         cost_per_1m_tokens=cost.total_usd / usage.completion_tokens * 1e6 if usage.completion_tokens else None,
         gain=gain, intelligence_per_dollar=per_dollar(gain, cost.total_usd), urls=urls)
     return with_totals(result, previous)
+
+
+def split_score(evaluation, split: str, promoted: bool, previous: list[CycleReport]) -> SplitScore:
+    """One evaluated split of a cycle: the candidate's rate, the champion's before and after, with the 95% interval
+    and the baselines recorded for the same instances by earlier cycles."""
+    candidate = evaluation.candidate_splits[split]
+    champion = (evaluation.champion_splits or {}).get(split)
+    metric = evaluation.metric_name
+    rate = candidate.mean_reward if metric == "mean_reward" else candidate.rate
+    before = None if champion is None else (champion.mean_reward if metric == "mean_reward" else champion.rate)
+    after = rate if promoted else before
+    baselines = dict(next((s.baselines for r in reversed(previous) for s in r.scores
+                           if s.split == split and (split != evaluation.split
+                                                    or r.eval_set_sha256 == evaluation.eval_set_sha256)), {}))
+    return SplitScore(split=split, role=split_role(split), instances=candidate.n, candidate=rate, champion=before,
+                      champion_after=after, interval=wilson(after, candidate.n) if after is not None else None,
+                      baselines=baselines)
 
 
 def skipped_report(cfg: Config, start: CycleStart, data, urls: dict[str, str], *,

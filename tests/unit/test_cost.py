@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from models.evaluate import Evaluation, InstanceOutcome, SplitScores
 from postgame.report import CycleStart, Usage, build_report, gain_points, per_dollar, price, wilson
 from postgame.settings.demo import CostSettings
 
@@ -34,15 +35,24 @@ def test_wilson_interval_brackets_the_rate():
     assert wilson(0.0, 12)[0] == 0.0 and wilson(1.0, 12)[1] == 1.0
 
 
-def _stages(candidate: float, champion: float | None, promote: bool, sha: str = "abc"):
-    scores = lambda m: SimpleNamespace(metric=m, instances=12, errors=0)  # noqa: E731
+def _graded(split: str, rate: float, n: int = 12, key: str = "abc") -> SplitScores:
+    solved = round(rate * n)
+    return SplitScores(split, key, tuple(InstanceOutcome(f"{split}-{i}", "p", i < solved) for i in range(n)))
+
+
+def _stages(candidate: float, champion: float | None, promote: bool, sha: str = "abc", guard: float = 0.1,
+            champion_guard: float = 0.2):
+    champion_splits = None if champion is None else {"indomain": _graded("indomain", champion, key=sha),
+                                                     "holdout": _graded("holdout", champion_guard, n=10)}
     return dict(
         data=SimpleNamespace(snapshot_ids=["s" * 64], records_ingested=10, quarantined={"parse": 1}),
         warnings=[], dataset=SimpleNamespace(uri="file:///d", sha256="d" * 64, prompts=5, sft_examples=2),
         candidate=SimpleNamespace(method="grpo", steps=2, train_loss=0.1, seconds=3.0),
-        evaluation=SimpleNamespace(split="indomain", eval_set_sha256=sha, candidate=scores(candidate),
-                                   champion=scores(champion) if champion is not None else None,
-                                   champion_version="1" if champion is not None else None),
+        evaluation=Evaluation(decide_split="indomain",
+                              candidate_splits={"holdout": _graded("holdout", guard, n=10),
+                                                "indomain": _graded("indomain", candidate, key=sha)},
+                              champion_splits=champion_splits, champion_version="1" if champion is not None else None,
+                              cpu_seconds=1.0),
         promotion=SimpleNamespace(version="2", model_uri="models:/p/2", champion_version="2" if promote else "1",
                                   decision=SimpleNamespace(promote=promote, reason="r")))
 
@@ -66,3 +76,14 @@ def test_intelligence_per_dollar_is_gain_on_the_same_instances_over_cost_and_cum
     assert second.scores[0].baselines == {"base": 0.25}  # carried: same instances (same eval set sha256)
     assert second.cumulative_cost_usd == first.cost_usd + second.cost_usd
     assert second.cumulative_intelligence_per_dollar == pytest.approx(25.0 / 3.0)
+
+
+def test_every_evaluated_split_gets_its_own_score_the_deciding_one_first(cfg):
+    first = _report(cfg, [], candidate=0.5, champion=None, promote=True, cost_usd=2.0)
+    assert [(s.split, s.role, s.instances) for s in first.scores] == [
+        ("indomain", "in-domain held-out bugs", 12), ("holdout", "unseen-project guard", 10)]
+    assert (first.scores[1].candidate, first.scores[1].champion, first.scores[1].champion_after) == (0.1, None, 0.1)
+    second = _report(cfg, [first], candidate=0.25, champion=0.5, promote=False, cost_usd=1.0)
+    guard = second.scores[1]
+    assert (guard.candidate, guard.champion, guard.champion_after) == (0.1, 0.2, 0.2)  # rejected: the champion stays
+    assert guard.interval == wilson(0.2, 10) and guard.baselines == {}
