@@ -261,7 +261,7 @@ def _snapshot_hops(cfg: Config, snapshot_id: str) -> list[Hop]:
     detail = "; ".join(problems) or (f"id = sha256 of its content; data sha256 matches; validated, ledger 'trained'; "
                                      f"{m.counts.records_ingested} records from {len(m.sources)} objects")
     hops = [Hop("snapshot", snapshot_id[:12], uri, m.data.sha256, not problems, detail, m.code_version,
-                getattr(m, "config_sha256", None))]
+                m.config_sha256)]
     root, _ = split_uri(m.source_uri)
     source = store(cfg, root)
     for obj in m.sources:

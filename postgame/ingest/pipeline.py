@@ -247,9 +247,10 @@ def _new_objects(source: ObjectStore, prefix: str, state: ObjectStore, settings:
 
 
 def ingest(source: ObjectStore, prefix: str, *, state: ObjectStore, settings: IngestSettings, workdir: Path,
-           source_uri: str, mapper: Mapper | None = None) -> IngestSummary:
+           source_uri: str, mapper: Mapper | None = None, config_sha256: str | None = None) -> IngestSummary:
     """Read the new log objects of `source` under `prefix` into one snapshot committed to `state`. With `mapper`,
-    objects are parsed through it (in parallel); without, line by line in this process (the reference path)."""
+    objects are parsed through it (in parallel); without, line by line in this process (the reference path).
+    `config_sha256` (the config that runs it) is recorded in the snapshot's manifest for lineage."""
     started = time.monotonic()
     committed = snap.load_state(state, settings.state_prefix)
     todo, skipped = _new_objects(source, prefix, state, settings, committed)
@@ -276,7 +277,8 @@ def ingest(source: ObjectStore, prefix: str, *, state: ObjectStore, settings: In
             raise StoreError("another ingest committed a snapshot to this store during this run; run again",
                              transient=True)
         manifest = snap.commit(writer, state, settings.state_prefix, parent=committed.head, sources=run.complete,
-                               corrupt=run.corrupt, counts=counts, source_uri=source_uri)
+                               corrupt=run.corrupt, counts=counts, source_uri=source_uri,
+                               config_sha256=config_sha256)
     finally:
         writer.discard()
     base = snap.snapshot_prefix(settings.state_prefix, manifest.snapshot_id)
@@ -299,6 +301,7 @@ def run_ingest(source_uri: str, *, cfg, mapper: Mapper | None = None) -> IngestS
         with local_mapper(cfg.runner) as local:
             return run_ingest(source_uri, cfg=cfg, mapper=local)
     from postgame import runtime
+    from postgame.lineage import config_sha256
 
     root, prefix = split_uri(source_uri)
     with store_errors(f"{source_uri} -> {runtime.store_uri(cfg)}"):
@@ -307,4 +310,4 @@ def run_ingest(source_uri: str, *, cfg, mapper: Mapper | None = None) -> IngestS
         if isinstance(source, LocalStore) and not source.root.is_dir():
             raise StoreError(f"source folder {source.root} does not exist", transient=False)
         return ingest(source, prefix, state=state, settings=cfg.ingest, workdir=cfg.home / "tmp",
-                      source_uri=source_uri, mapper=mapper)
+                      source_uri=source_uri, mapper=mapper, config_sha256=config_sha256(cfg))

@@ -89,6 +89,7 @@ class SnapshotManifest(BaseModel):
     parent: str | None = Field(description="The snapshot committed before this one.")
     created_at: str
     code_version: str
+    config_sha256: str | None = Field(None, description="The config that made it (postgame.lineage.config_sha256).")
     contract: str = AGENT_SESSION.name
     schema_version: int = SCHEMA_VERSION
     source_uri: str
@@ -256,7 +257,7 @@ def snapshot_prefix(state_prefix: str, snapshot_id: str) -> str:
 
 def commit(writer: SnapshotWriter, store: ObjectStore, state_prefix: str, *, parent: SnapshotManifest | None,
            sources: list[SourceObject], corrupt: list[CorruptObjectReport], counts: Counts,
-           source_uri: str) -> SnapshotManifest:
+           source_uri: str, config_sha256: str | None = None) -> SnapshotManifest:
     """Upload the files, then the manifest (the commit point). Returns the committed manifest."""
     files = writer.close()
     snapshot_id = snapshot_id_of(files, sources, corrupt, parent.snapshot_id if parent else None)
@@ -269,7 +270,7 @@ def commit(writer: SnapshotWriter, store: ObjectStore, state_prefix: str, *, par
     manifest = SnapshotManifest(
         snapshot_id=snapshot_id, seq=(parent.seq + 1) if parent else 1, parent=parent.snapshot_id if parent else None,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"), code_version=code_version(),
-        source_uri=source_uri, store_uri=store.uri, data=files["data"], quarantine=files["quarantine"],
+        config_sha256=config_sha256, source_uri=source_uri, store_uri=store.uri, data=files["data"], quarantine=files["quarantine"],
         seen_index=files["seen_index"], sources=sources, corrupt_objects=corrupt, counts=counts)
     store.put(base + "manifest.json", manifest.model_dump_json(indent=2).encode("utf-8"))
     return manifest

@@ -43,6 +43,10 @@ def test_lineage_of_the_promoted_version_names_its_log_objects_and_resolves_ever
     pinned = {h["kind"]: h["recorded"] for h in chain["hops"]}
     assert len(pinned["model_version"]) == 64 and len(pinned["eval_report"]) == 64  # content hashes, not names
     assert all(h["code_version"] and h["config_sha256"] for h in chain["hops"][:4])
+    from postgame.lineage import config_sha256
+
+    assert [h["config_sha256"] for h in chain["hops"] if h["kind"] == "snapshot"] == [config_sha256(cfg)] * len(
+        report.snapshot_ids)  # the snapshot hop names the config that ingested it
     text = _cli(cfg, "lineage", "1")
     assert text.returncode == 0 and all(o.key in text.stdout for o in manifest.sources)
 
