@@ -4,7 +4,8 @@
 
 1. the local stack (Prefect, MLflow, SeaweedFS S3) — started unless it runs;
 2. the task world — built once (deterministic from `factory.seed`), its environments in S3;
-3. the base policy — the pre-trained one shipped in `models/base/` (or `policy.base_model`);
+3. the champion — unless one serves, the base policy shipped in `models/base/` (or `policy.base_model`),
+   registered as the first version;
 4. `demo.cycles` rounds of: production traffic from the champion → one continuous-training cycle;
 5. the report across the cycles (markdown + charts) and the URLs to open.
 
@@ -37,11 +38,17 @@ def demo_traffic(cfg: Config):
 
 
 def bootstrap_base(cfg: Config) -> str:
-    """The base the first cycle starts from: `policy.base_model`, else the pre-trained base shipped in `models/base/`
-    (`postgame bootstrap` measures it and registers it as the first champion; `--from-scratch` rebuilds it)."""
+    """The champion the first cycle must beat: the current one, else the base policy (`policy.base_model`, or the
+    pre-trained base shipped in `models/base/`) registered as the first version and made champion, so every gain is
+    measured against a policy that already resolves something (`postgame bootstrap` also scores it on every split)."""
+    from models import registry
     from models.policy import base_policy_dir
 
-    return f"base policy {base_policy_dir(cfg)}"
+    champion = registry.champion_version(cfg)
+    if champion is not None:
+        return f"champion v{champion.version} serves"
+    version, _ = registry.register_base(cfg, base_policy_dir(cfg))
+    return f"base policy {base_policy_dir(cfg).name} registered as v{version.version}, the champion"
 
 
 class Screen:
@@ -138,7 +145,7 @@ def _run(cfg: Config, cycles: int, sessions: int, keep_up: bool, config_path: st
         with screen.step("task world") as bar:
             built = build_tasks(cfg, progress=bar.say)
             bar.outcome = built.summary()
-        with screen.step("base policy") as bar:
+        with screen.step("champion") as bar:
             bar.outcome = bootstrap_base(cfg)
         watcher = None
         prefect_logger = logging.getLogger("prefect.task_runs")

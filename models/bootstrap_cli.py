@@ -6,8 +6,8 @@
    matches this machine's corpus and config is reported), else one cached or built under home (`--from-scratch`
    always rebuilds, ~1 h on 2 shared cores, and says whether it reproduced the shipped weights bit for bit);
 2. its scores: pass@1 and pass@k on the indomain, eval and holdout splits beside the empty-patch and
-   random-single-edit baselines (models/measure.py), and the promotion metric on the cycle's eval set, so the first
-   cycle compares its candidate with a measured champion without re-scoring it;
+   random-single-edit baselines (models/measure.py), and its scores on the sets promotion grades (stored in its run,
+   so the first cycle compares its candidate with a measured champion without grading the base again);
 3. an MLflow run `bootstrap` with those metrics, the checkpoint logged and registered as a version, tagged with its
    scores and lineage, and made `champion` when there is none yet (or the champion is an earlier base).
 `policy.base_model` pointing at a local Hugging Face folder is bootstrapped the same way, without building anything.
@@ -40,7 +40,8 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
 
     from models import registry
     from models.bootstrap import BaseResult, ensure_base, gather_inputs, read_manifest, verify_base
-    from models.measure import gate_score, measure_split
+    from models.evaluate import score_sets
+    from models.measure import measure_split
     from models.policy import SHIPPED_BASE, Policy
 
     cfg = runtime.current_config()
@@ -74,30 +75,28 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
                 scores[split] = measure_split(cfg, policy, split, k=k, out_dir=out_dir, limit=limit or None,
                                               seed=cfg.policy.seed)
                 say(scores[split].line())
-            gate = gate_score(cfg, policy, out_dir / "promotion-set")
+            decide, promotion_sets = score_sets(cfg, policy, run.info.run_id, out_dir / "promotion-sets")
+            gate = {split: _metric(s, cfg.promote.metric) for split, s in promotion_sets.items()}
             metrics = {f"{split}.{key}": value for split, s in scores.items()
                        for key, value in asdict(s).items() if isinstance(value, (int, float)) and value is not None}
-            metrics[f"eval.{cfg.promote.metric}"] = gate.metric
+            metrics |= {f"eval.{split}.{cfg.promote.metric}": value for split, value in gate.items()}
             mlflow.log_metrics(metrics)
             mlflow.log_params({"base.source": source, "base.content_hash": content_hash, "base.sha256": sha, "k": k})
             manifest = path / "manifest.json"
             if manifest.exists():
                 mlflow.log_dict(read_manifest(path), "base_manifest.json")
-            model_uri = registry.log_policy(cfg, path, run_id=run.info.run_id)
-        tags = {"origin": "bootstrap", "base.content_hash": content_hash, "base.sha256": sha,
-                "lineage.run_id": run.info.run_id, "eval.split": cfg.promote.eval_split, "eval.set_sha256": gate.set_sha256,
-                f"eval.{cfg.promote.metric}": f"{gate.metric:.6f}", "eval.errors": str(gate.errors),
+        tags = {"base.content_hash": content_hash, "base.sha256": sha, "eval.split": decide,
+                "eval.set_sha256": promotion_sets[decide].cache_key, f"eval.{cfg.promote.metric}": f"{gate[decide]:.6f}",
+                "eval.errors": str(promotion_sets[decide].errors),
                 **{f"bootstrap.{key}": f"{value:.6f}" for key, value in metrics.items()}}
-        version = registry.register(cfg, model_uri, tags=tags, description="The base policy (postgame bootstrap).")
+        version, made_champion = registry.register_base(cfg, path, run_id=run.info.run_id, tags=tags)
         champion = registry.champion_version(cfg)
-        made_champion = champion is None or champion.tags.get("origin") == "bootstrap"
-        if made_champion:
-            registry.set_champion(cfg, version.version)
-    result = {"run_id": run.info.run_id, "model_uri": model_uri, "version": version.version,
+    result = {"run_id": run.info.run_id, "model_uri": version.uri, "version": version.version,
               "champion": made_champion, "base": {"path": str(path), "source": source, "content_hash": content_hash,
                                                   "sha256": sha, "matches_shipped": same},
               "metrics": {split: s.to_dict() for split, s in scores.items()},
-              f"eval.{cfg.promote.metric}": gate.metric, "cost": {"seconds": round(time.monotonic() - started, 1)}}
+              "promotion_sets": {split: {cfg.promote.metric: value, "instances": promotion_sets[split].n}
+                                 for split, value in gate.items()}, "cost": {"seconds": round(time.monotonic() - started, 1)}}
     if as_json:
         typer.echo(json.dumps(result, indent=2, sort_keys=True, default=str))
         return
@@ -105,6 +104,10 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
         typer.echo(s.line())
     verdict = "now champion" if made_champion else f"not champion (version {champion.version} is)"  # type: ignore[union-attr]
     typer.echo(f"base registered as version {version.version}, {verdict}; run {run.info.run_id}")
+
+
+def _metric(scores, metric: str) -> float:
+    return scores.mean_reward if metric == "mean_reward" else scores.rate
 
 
 def register(app: typer.Typer) -> None:

@@ -269,6 +269,14 @@ def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str,
     return scores
 
 
+def score_sets(cfg: Config, policy, run_id: str, out_dir: Path) -> tuple[str, dict[str, SplitScores]]:
+    """The deciding split and `policy`'s scores on every set promotion grades, stored in `run_id` so that a cycle
+    whose champion this policy becomes reuses them instead of grading it again (`postgame bootstrap`)."""
+    decide, sets, _ = graded_sets(cfg)
+    keys = {split: cache_key(cfg, split, records) for split, records in sets.items()}
+    return decide, _grade_all(cfg, policy, sets, keys, out_dir, run_id)
+
+
 def evaluate_policy(cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_version: str | None = None
                     ) -> Evaluation:
     """Grade `policy` (logged in `run_id`) and the champion on the same sets; keep both as artifacts of run_id."""

@@ -100,37 +100,3 @@ def measure_split(cfg: Config, policy, split: str, *, k: int, out_dir: Path, lim
                        pass_at_k=len(solved_k) / total if k > 1 else None, empty=len(empty) / total,
                        random_edit=len(random_edit) / total, well_formed=sum(1 for p in greedy if p) / total,
                        errors=errors)
-
-
-@dataclass(frozen=True)
-class GateScore:
-    """The promotion metric on the cycle's eval set (the first `promote.eval_instances` tasks of
-    `promote.eval_split` by id), and that set's sha256: what a cycle compares a candidate with."""
-
-    metric: float
-    instances: int
-    errors: int
-    set_sha256: str
-
-
-def gate_score(cfg: Config, policy, out_dir: Path) -> GateScore:
-    """Score `policy` as the cycle's evaluate stage does (greedy, same task set, same metric), so a version tagged
-    with it is not re-scored by the first cycle."""
-    import hashlib
-
-    from evals.factory.instances import load_split, prompt_for
-    from evals.harness import Prediction, run_evaluation
-    from evals.prompts import extract_patch
-
-    instances = sorted(load_split(cfg, cfg.promote.eval_split), key=lambda i: i.instance_id)
-    instances = instances[:cfg.promote.eval_instances]
-    sha = hashlib.sha256("\n".join(i.instance_id + ":" + i.base_commit for i in instances).encode()).hexdigest()
-    generations = policy.generate([prompt_for(cfg, inst) for inst in instances], greedy=True)
-    predictions = [Prediction(instance_id=inst.instance_id, model_name_or_path=f"{policy.name}@{policy.version}",
-                              model_patch=extract_patch(gen.text)) for inst, gen in zip(instances, generations)]
-    report = run_evaluation(instances, predictions, repos_dir=None, out_dir=out_dir, settings=cfg.eval,
-                            progress=False)
-    total = len(instances) or 1
-    rewards = [result.reward or 0.0 for result in report.results.values()]
-    metric = {"resolved_rate": len(report.resolved_ids) / total, "mean_reward": sum(rewards) / total}
-    return GateScore(metric[cfg.promote.metric], len(instances), len(report.error_ids), sha)

@@ -151,6 +151,32 @@ def register(cfg: Config, model_uri: str, *, tags: dict[str, str], description: 
     return _info(cfg, c.get_model_version(mv.name, str(mv.version)))
 
 
+def register_base(cfg: Config, model_dir: Path, *, run_id: str | None = None, tags: dict[str, str] | None = None,
+                  description: str = "The base policy (postgame bootstrap).") -> tuple[VersionInfo, bool]:
+    """Log and register the base checkpoint at `model_dir` as a version (tag `origin: bootstrap`) and make it
+    `champion` when there is none yet or the champion is an earlier base: the first cycle's candidate then has to
+    beat a measured policy, not an empty one. `run_id` is the MLflow run to log it in (default: a new run
+    `bootstrap`). Returns the version and whether it is champion now."""
+    import mlflow
+
+    from postgame.runtime import resolve
+
+    if run_id is None:
+        resolve(cfg)  # points MLflow at the stack
+        mlflow.set_experiment(cfg.tracking.experiment)
+        with mlflow.start_run(run_name="bootstrap") as run:
+            run_id = run.info.run_id
+    model_uri = log_policy(cfg, model_dir, run_id=run_id)
+    version = register(cfg, model_uri, tags={"origin": "bootstrap", "lineage.run_id": run_id, **(tags or {})},
+                       description=description)
+    current = champion_version(cfg)
+    made = current is None or current.tags.get("origin") == "bootstrap"
+    if made:
+        set_champion(cfg, version.version, why="the base policy: the first champion")
+        clear_challenger(cfg, version.version)
+    return version, made
+
+
 def get_version(cfg: Config, version: str) -> VersionInfo:
     return _info(cfg, client(cfg).get_model_version(cfg.tracking.registered_model, str(version)))
 

@@ -104,3 +104,17 @@ def test_scores_round_trip_through_the_run_by_cache_key(cfg):
     registry.store_scores(cfg, run_id, scores)
     assert registry.load_scores(cfg, run_id, "k" * 64) == scores
     assert registry.load_scores(cfg, run_id, "x" * 64) is None  # another key: graded again
+
+
+def test_the_base_becomes_the_first_champion_and_never_replaces_a_trained_one(cfg, base_policy):
+    first, made = registry.register_base(cfg, base_policy, tags={"eval.resolved_rate": "0.125"})
+    champion = registry.champion_version(cfg)
+    assert made and champion.version == first.version and champion.aliases == ("champion",)  # no `challenger` left
+    assert champion.tags["origin"] == "bootstrap" and champion.metric("resolved_rate") == pytest.approx(0.125)
+    rebuilt, made = registry.register_base(cfg, base_policy)
+    assert made and registry.champion_version(cfg).version == rebuilt.version  # a newer base replaces an older one
+    trained = _version(cfg, "trained")
+    registry.set_champion(cfg, trained, why="promoted")
+    later, made = registry.register_base(cfg, base_policy)
+    assert not made and registry.champion_version(cfg).version == trained  # never over a trained champion
+    assert [m.why for m in registry.champion_history(cfg)][:1] == ["the base policy: the first champion"]
