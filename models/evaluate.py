@@ -206,7 +206,8 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
     payload = {
         "split": split,
         "instances": [[r["instance_id"], r.get("base_commit", ""), r.get("environment_sha256", "")] for r in records],
-        "decoding": {"greedy": True, **cfg.policy.model_dump(mode="json", exclude={"base_model"})},
+        "decoding": {"greedy": True, **cfg.policy.model_dump(mode="json", exclude={"base_model"}),
+                     "scaffold": cfg.scaffold.model_dump(mode="json")},
         "prompt": hashlib.sha256((prompts.PROMPT_TEMPLATE + prompts.ANSWER_FORMAT).encode()).hexdigest(),
         "harness": cfg.eval.model_dump(mode="json", exclude=_KEY_EXCLUDE),
     }
@@ -238,11 +239,12 @@ def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, spl
     from evals.factory.instances import prompt_for
     from evals.harness import Prediction, run_evaluation
     from evals.prompts import extract_patch
+    from models.answer import submit
     from postgame.report import cpu_seconds
 
     started = cpu_seconds()
     instances = _instances(cfg, records)
-    generations = policy.generate([prompt_for(cfg, inst) for inst in instances], greedy=True)
+    generations = submit(policy, [prompt_for(cfg, inst) for inst in instances], cfg.scaffold, greedy=True)
     predictions = [Prediction(instance_id=inst.instance_id, model_name_or_path=f"{policy.name}@{policy.version}",
                               model_patch=extract_patch(gen.text)) for inst, gen in zip(instances, generations)]
     report = run_evaluation(instances, predictions, repos_dir=None, out_dir=out_dir, settings=cfg.eval,

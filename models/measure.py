@@ -4,8 +4,9 @@ baselines, every patch graded by the real harness (`evals.harness.run_evaluation
     scores = measure_split(cfg, policy, "indomain", k=4, out_dir=DIR)
     print(scores.line())     # indomain  n=56  pass@1 12.5%  pass@4 19.6%  empty 0.0%  random-edit 3.6%
 
-- pass@1: one greedy completion per task (deterministic);
-- pass@k: k sampled completions (temperature `policy.temperature`, seeds 1..k); a task counts when any resolves;
+- pass@1: one greedy answer per task (deterministic), as the scaffold submits it (models/answer.py: the likeliest
+  of its beams whose edit applies to the code shown and changes something);
+- pass@k: k sampled answers (temperature `policy.temperature`, seeds 1..k); a task counts when any resolves;
 - empty: the empty patch (resolves nothing by construction; graded anyway, so a broken catalog shows);
 - random-edit: one random single-operator edit (the factory's mutation operators) of the oracle code window, seeded:
   what guessing resolves.
@@ -67,6 +68,7 @@ def measure_split(cfg: Config, policy, split: str, *, k: int, out_dir: Path, lim
     from evals.factory.instances import load_split, prompt_files, prompt_for
     from evals.harness import GradeCache, Prediction, run_evaluation
     from evals.prompts import extract_patch
+    from models.answer import submit
 
     instances = sorted(load_split(cfg, split), key=lambda i: i.instance_id)[:limit]
     if not instances:
@@ -85,11 +87,11 @@ def measure_split(cfg: Config, policy, split: str, *, k: int, out_dir: Path, lim
         errors += len(report.error_ids)
         return set(report.resolved_ids)
 
-    greedy = [extract_patch(g.text) for g in policy.generate(prompts, greedy=True)]
+    greedy = [extract_patch(g.text) for g in submit(policy, prompts, cfg.scaffold, greedy=True)]
     resolved_1 = grade("greedy", greedy)
     solved_k = set(resolved_1)
     for n in range(1, k + 1 if k > 1 else 0):
-        sampled = [extract_patch(g.text) for g in policy.generate(prompts, seed=seed * 1000 + n)]
+        sampled = [extract_patch(g.text) for g in submit(policy, prompts, cfg.scaffold, seed=seed * 1000 + n)]
         solved_k |= grade(f"sample-{n}", sampled)
     empty = grade("empty", [""] * len(instances))
     rng = random.Random(f"random-edit:{seed}:{split}")

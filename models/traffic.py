@@ -22,6 +22,7 @@ def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
     time the champion has answered n more sessions."""
     from evals.factory.instances import load_split
     from evals.harness import GradeCache, evaluate
+    from models.answer import submit
     from models.policy import load_champion
     from postgame.events import emit_logs_landed
     from postgame.runtime import log_source, store
@@ -31,7 +32,7 @@ def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
     cache = GradeCache(cfg.home / "cache" / "grades")
 
     def attempt(prompts):
-        answers = policy.generate(prompts)
+        answers = submit(policy, prompts, cfg.scaffold)
         if progress:
             progress(len(answers))
         return answers

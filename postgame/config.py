@@ -26,6 +26,7 @@ from postgame.settings.ingest import IngestSettings
 from postgame.settings.operate import OperateSettings
 from postgame.settings.promote import PromoteSettings
 from postgame.settings.runner import RunnerSettings
+from postgame.settings.scaffold import ScaffoldSettings
 from postgame.settings.train import CurateSettings, TrainSettings
 from postgame.settings.validate import ValidateSettings
 
@@ -129,6 +130,8 @@ class Config(_Section):
     validate_: ValidateSettings = Field(ValidateSettings(), alias="validate")
     curate: CurateSettings = CurateSettings()
     policy: PolicySettings = PolicySettings()
+    scaffold: ScaffoldSettings = Field(ScaffoldSettings(), description="What the agent scaffold does between the "
+                                       "policy's completions and the answer it submits (models/answer.py).")
     train: TrainSettings = TrainSettings()
     eval: HarnessSettings = HarnessSettings()
     factory: FactorySettings = Field(FactorySettings(), validation_alias=AliasChoices("factory", "tasks"),
