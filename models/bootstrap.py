@@ -253,8 +253,11 @@ def _stage_batches(data: _Data, s, stage: str, rng: random.Random, pad: int):
 # The recipe
 
 def build_base(cfg: Config, out_dir: Path, *, inputs: BaseInputs | None = None,
-               say: Callable[[str], None] = lambda msg: None) -> BaseBuild:
-    """Pre-train the base into `out_dir` (see the module docstring) and write its manifest."""
+               say: Callable[[str], None] = lambda msg: None, snapshots: Path | None = None,
+               snapshot_every: int = 0) -> BaseBuild:
+    """Pre-train the base into `out_dir` (see the module docstring) and write its manifest. With `snapshots`, the
+    model is also saved there (`step-NNNNN/`) at the end of each stage and every `snapshot_every` steps, to measure
+    the recipe along the way; snapshots change nothing in the result."""
     import torch
     from transformers import Qwen2ForCausalLM
 
@@ -301,6 +304,9 @@ def build_base(cfg: Config, out_dir: Path, *, inputs: BaseInputs | None = None,
                 say(f"{stage} step {n + 1}/{steps} (total {step}/{total}): loss {curve[-1]:.3f}, "
                     f"{time.monotonic() - started:.0f}s")
                 running = []
+            if snapshots is not None and (n + 1 == steps or (snapshot_every and step % snapshot_every == 0)):
+                model.save_pretrained(snapshots / f"step-{step:05d}")
+                tokenizer.save_pretrained(snapshots / f"step-{step:05d}")
 
     out_dir.mkdir(parents=True, exist_ok=True)
     model.eval()
@@ -383,9 +389,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Pre-train the base policy (models/bootstrap.py).")
     parser.add_argument("--out", default=str(SHIPPED_BASE))
     parser.add_argument("--config", default=None)
+    parser.add_argument("--snapshots", default="", help="Also save the model into DIR/step-NNNNN along the way.")
+    parser.add_argument("--snapshot-every", type=int, default=0, help="Steps between snapshots (0 = stage ends).")
     args = parser.parse_args(argv)
     cfg = load_config(args.config)
-    build = build_base(cfg, Path(args.out), say=lambda msg: print(msg, file=sys.stderr, flush=True))
+    build = build_base(cfg, Path(args.out), say=lambda msg: print(msg, file=sys.stderr, flush=True),
+                       snapshots=Path(args.snapshots) if args.snapshots else None, snapshot_every=args.snapshot_every)
     print(json.dumps({"out": args.out, "sha256": build.sha256, "content_hash": build.content_hash,
                       "params": build.params, "bytes": build.bytes, "seconds": build.seconds}, indent=2))
     return 0
