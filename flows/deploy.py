@@ -27,7 +27,7 @@ from pathlib import Path
 
 from postgame import runtime
 from postgame.config import Config
-from postgame.errors import PostgameError
+from postgame.errors import PostgameError, ServiceUnavailable, TriggerError
 from postgame.events import LOGS_LANDED, logs_resource
 
 FLOW_NAME = "continuous-cycle"
@@ -177,21 +177,63 @@ ACTIVE = ("RUNNING", "PENDING", "CANCELLING")
 
 def trigger(cfg: Config, *, reason: str, idempotency_key: str | None = None) -> RunInfo:
     """Start a cycle through the deployment (the REST call the README's curl makes). With `operate.concurrency:
-    refuse` and a cycle already running, raise instead of queueing."""
-    info = deployment_info(cfg, runs=10)
-    if info is None:
-        raise PostgameError(f"no deployment {deployment_name(cfg)!r} on the Prefect server: start it with "
-                            f"`postgame serve` (or `postgame up --serve`)")
-    active = [r for r in info.last_runs if r.state.upper() in ACTIVE or r.state == "Running"]
-    if cfg.operate.concurrency == "refuse" and active:
-        raise PostgameError(f"refused: cycle {active[0].name} ({active[0].id}) is {active[0].state.lower()}; "
-                            f"operate.concurrency is 'refuse' (set 'enqueue' to queue this one after it)")
-    body: dict = {"parameters": {"reason": reason}}
-    if idempotency_key:
-        body["idempotency_key"] = idempotency_key
-    with _api(cfg) as api:
-        resp = api.post(f"deployments/{info.id}/create_flow_run", json=body)
-        resp.raise_for_status()
-        run = resp.json()
+    refuse` and a cycle already running, raise instead of queueing.
+
+    A Prefect server that is unreachable or answers 5xx/429 is asked again (`operate.retries` times, backoff from
+    `operate.retry_delay_s` with jitter, each wait at most `operate.service_timeout_s`) with the same idempotency key
+    (one is made when none is given), so a retry whose first try did reach the server never starts a second cycle.
+    Anything else (no deployment, 404, 422) fails at once."""
+    import uuid
+
+    from tasks.retry import backoff_delays, call_with_retries
+
+    key = idempotency_key or f"postgame-trigger-{uuid.uuid4()}"
+    op = cfg.operate
+    delays = backoff_delays(op.retries, op.retry_delay_s, op.service_timeout_s)
+    try:
+        info = call_with_retries(lambda: deployment_info(cfg, runs=10), delays=delays)
+        if info is None:
+            raise TriggerError(f"no deployment {deployment_name(cfg)!r} on the Prefect server: start it with "
+                               f"`postgame serve` (or `postgame up --serve`)")
+        active = [r for r in info.last_runs if r.state.upper() in ACTIVE or r.state == "Running"]
+        if op.concurrency == "refuse" and active:
+            raise TriggerError(f"refused: cycle {active[0].name} ({active[0].id}) is {active[0].state.lower()}; "
+                               f"operate.concurrency is 'refuse' (set 'enqueue' to queue this one after it)")
+        run = call_with_retries(lambda: _create_flow_run(cfg, info.id, reason, key), delays=delays)
+    except Exception as exc:  # an HTTP failure becomes one line naming what to do; anything else goes on as it is
+        failure = _trigger_failure(cfg, exc, tries=len(delays) + 1)
+        if failure is exc:
+            raise
+        raise failure from exc
     return RunInfo(id=run["id"], name=run["name"], state=run.get("state_name") or "Scheduled",
                    start_time=run.get("expected_start_time"), reason=reason, url=f"{_ui(cfg)}/runs/flow-run/{run['id']}")
+
+
+def _create_flow_run(cfg: Config, deployment_id: str, reason: str, key: str) -> dict:
+    with _api(cfg) as api:
+        resp = api.post(f"deployments/{deployment_id}/create_flow_run",
+                        json={"parameters": {"reason": reason}, "idempotency_key": key})
+        resp.raise_for_status()
+        return resp.json()
+
+
+def _trigger_failure(cfg: Config, exc: Exception, *, tries: int) -> Exception:
+    """The error `postgame trigger` ends with: transient after every retry → ServiceUnavailable; an HTTP answer the
+    server will give again → TriggerError with its status and detail; anything else unchanged."""
+    import httpx
+
+    from tasks.retry import is_transient
+
+    if isinstance(exc, PostgameError):
+        return exc
+    where = f"the Prefect server at {_api_url(cfg)}"
+    if is_transient(exc):
+        what = (f"answered {exc.response.status_code} {exc.response.reason_phrase}"
+                if isinstance(exc, httpx.HTTPStatusError) else f"could not be reached ({type(exc).__name__})")
+        return ServiceUnavailable(f"{where} {what} on {tries} tries: start the stack with `postgame up --serve` (its "
+                                  f"log: {cfg.home / 'logs' / 'prefect.log'}) and trigger again", service="prefect")
+    if isinstance(exc, httpx.HTTPStatusError):
+        detail = " ".join(exc.response.text.split())[:200]
+        return TriggerError(f"{where} rejected {exc.request.method} {exc.request.url.path} with "
+                            f"{exc.response.status_code} {exc.response.reason_phrase}: {detail or 'no detail'}")
+    return exc

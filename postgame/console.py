@@ -24,7 +24,10 @@ def quiet_stdout(as_json: bool) -> contextlib.AbstractContextManager:
 def library_output_to(path: Path) -> Iterator[TextIO]:
     """While inside, whatever libraries and child processes write to stdout and stderr (warnings, TRL's per-step
     dicts, MLflow's "View run" lines, Prefect's task logs) is appended to `path`; yields a stream to the terminal for
-    what the user should see. File descriptors 1 and 2 are redirected, so writes from C code and children go too."""
+    what the user should see. File descriptors 1 and 2 are redirected, so writes from C code and children go too.
+
+    Prefect's console log handlers keep writing to `path` after the block: what Prefect logs once the command is done
+    (the temporary server stopping at exit, a log worker draining) is library output too, not a line for the user."""
     import os
     from datetime import UTC, datetime
 
@@ -48,3 +51,23 @@ def library_output_to(path: Path) -> Iterator[TextIO]:
             os.close(saved_out)
             os.close(saved_err)
             terminal.close()
+            _prefect_console_to(path)
+
+
+def _prefect_console_to(path: Path) -> None:
+    """Point Prefect's console handlers (root, `prefect`, ... : logging.yml's `console`) at `path` for the rest of the
+    process. Nothing to do when Prefect's logging was never set up."""
+    import logging
+
+    handlers_module = sys.modules.get("prefect.logging.handlers")
+    if handlers_module is None:
+        return
+    loggers = [logging.getLogger(), *(lg for lg in logging.Logger.manager.loggerDict.values()
+                                      if isinstance(lg, logging.Logger))]
+    handlers = {id(h): h for lg in loggers for h in lg.handlers if isinstance(h, handlers_module.PrefectConsoleHandler)}
+    if not handlers:
+        return
+    stream = open(path, "a", buffering=1)  # left open: the handlers write to it until the process exits
+    for handler in handlers.values():
+        handler.setStream(stream)
+        handler.console.file = stream

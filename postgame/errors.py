@@ -54,6 +54,11 @@ class ReviewError(PostgameError):
     """A review names a version that is not awaiting approval."""
 
 
+class TriggerError(PostgameError):
+    """A cycle could not be started through the deployment: there is none, a cycle runs and `operate.concurrency` is
+    `refuse`, or the Prefect server rejected the request (a client error such as 404 or 422: retrying cannot help)."""
+
+
 class ServiceUnavailable(PostgameError):
     """A service of the stack (the object store, MLflow, the Prefect server) did not answer within the configured
     time. Transient: a retry may succeed once it is back. The message names the service and what to do."""

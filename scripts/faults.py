@@ -5,11 +5,11 @@ the state checked afterwards. Prints one table (what BENCHMARKS.md holds).
 
 One stack (`postgame up --serve`), one small task world, traffic from the champion; then, in order:
 
-1. the object store killed once a cycle has started (it comes back 5 s later): ingest/claim retry, the cycle goes on;
+1. the object store (SeaweedFS) killed while ingest runs and left down until the cycle gives up; back; re-run;
 2. MLflow killed while the candidate is registered: the cycle ends with one line; MLflow back; the re-run resumes;
 3. the worker SIGKILLed during training, then the cycle re-run: same training run (folder), earlier stages cached;
-4. the same cycle triggered twice at once through the deployment: one runs after the other, never both;
-5. the Prefect server restarted during training.
+4. the same cycle triggered twice at once (`flows.deploy.trigger` from two threads): one after the other, never both;
+5. the Prefect server killed during training and started again at once; the cycle re-run if it failed.
 
 After each: records (snapshot rows) and unique sessions, log objects not read by any snapshot (lost), rows minus
 unique sessions (duplicated), and the champion — which must name a complete, loadable version.
@@ -81,6 +81,18 @@ class State:
     champion: str | None
     champion_ok: bool
     train_runs: int
+
+
+@dataclass
+class Rerun:
+    status: str
+    cached: list[str]
+    error: str
+    seconds: float
+
+    def summary(self) -> str:
+        return (f"re-run {self.status}{': ' + self.error if self.error else ''} in {self.seconds:.0f}s, cached: "
+                f"{','.join(self.cached) or 'none'}")
 
 
 @dataclass
@@ -168,6 +180,15 @@ class Suite:
         proc = self.cli("simulate", "--sessions", str(sessions))
         assert proc.returncode == 0, proc.stderr[-2000:]
 
+    def rerun(self) -> Rerun:
+        """What a user does next: `postgame cycle` again; its outcome, the stages it got back *Cached*, how long."""
+        t = time.monotonic()
+        proc = self.cli("cycle", "--json")
+        report = json.loads(proc.stdout) if proc.returncode == 0 else None
+        cached = cached_stages(self, latest_flow_run(self)["id"])
+        return Rerun(status=report["status"] if report else "failed", cached=cached,
+                     error=_last_line(proc.stderr) if proc.returncode else "", seconds=time.monotonic() - t)
+
     def finish(self, proc: subprocess.Popen, timeout: float = 1800) -> tuple[int, str, dict | None]:
         out, _ = proc.communicate(timeout=timeout)
         report = None
@@ -217,10 +238,7 @@ class Suite:
 
 def _last_error(logs: Path) -> str:
     files = sorted(logs.glob("fault-cycle-*.log"), key=lambda p: p.stat().st_mtime)
-    if not files:
-        return ""
-    lines = [line for line in files[-1].read_text(errors="replace").splitlines() if line.startswith("error:")]
-    return lines[-1][:200] if lines else ""
+    return _last_line(files[-1].read_text(errors="replace")) if files else ""
 
 
 def cached_stages(suite: Suite, flow_run_id: str | None) -> list[str]:
@@ -242,14 +260,19 @@ def fault_store(suite: Suite) -> Outcome:
     before = suite.state()
     t0 = time.time()
     proc = suite.start_cycle()
-    suite.wait_task("open-cycle-run", t0)
+    caught = suite.wait_task("ingest", t0)
     suite.kill("s3")
-    time.sleep(5)
+    killed = time.monotonic()
+    rc, error, report = suite.finish(proc)  # the store stays down: how long until the user hears, and what
+    waited = time.monotonic() - killed
     suite.restart("s3")
-    rc, error, report = suite.finish(proc)
+    rerun = suite.rerun()
     after = suite.state()
-    outcome = f"rc {rc}: {report['status'] if report else 'failed'}" + ("" if rc else ", ingest/claim retried")
-    return Outcome("object store killed after cycle start (back in 5 s)", outcome, before, after, error)
+    outcome = (f"{'killed during ingest' if caught else 'ingest not caught running'}; cycle rc {rc} "
+               f"({report['status'] if report else 'failed'}) {waited:.0f}s after the kill; store back; "
+               f"{rerun.summary()}")
+    return Outcome("object store (SeaweedFS) stopped mid-ingest, then back and the cycle re-run", outcome, before,
+                   after, error)
 
 
 def fault_mlflow(suite: Suite) -> Outcome:
@@ -264,13 +287,10 @@ def fault_mlflow(suite: Suite) -> Outcome:
     ended = time.monotonic() - killed
     suite.restart("mlflow")
     mid = suite.state()
-    rerun = suite.cli("cycle", "--json")
-    report = json.loads(rerun.stdout) if rerun.returncode == 0 else None
-    cached = cached_stages(suite, latest_flow_run(suite)["id"])
+    rerun = suite.rerun()
     after = suite.state()
     outcome = (f"{'killed during promote' if caught else 'promote not caught running'}; cycle rc {rc} after "
-               f"{ended:.0f}s; champion while down-then-back {mid.champion}; re-run "
-               f"{report['status'] if report else 'failed'}, cached: {','.join(cached) or 'none'}")
+               f"{ended:.0f}s; champion while down-then-back {mid.champion}; {rerun.summary()}")
     return Outcome("MLflow killed during registration, then re-run", outcome, before, after, error)
 
 
@@ -283,33 +303,36 @@ def fault_worker(suite: Suite) -> Outcome:
     time.sleep(1.0)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    rerun = suite.cli("cycle", "--json")
-    report = json.loads(rerun.stdout) if rerun.returncode == 0 else None
-    cached = cached_stages(suite, latest_flow_run(suite)["id"])
+    rerun = suite.rerun()
     after = suite.state()
-    outcome = (f"{'SIGKILL during train' if caught else 'train not caught running'}; re-run "
-               f"{report['status'] if report else 'failed: ' + _last_line(rerun.stderr)}, cached: "
-               f"{','.join(cached) or 'none'}; training runs +{after.train_runs - before.train_runs} (1 = same run "
-               f"folder reused)")
-    return Outcome("worker SIGKILLed during training, then re-run", outcome, before, after,
-                   _last_line(rerun.stderr) if rerun.returncode else "")
+    outcome = (f"{'SIGKILL during train' if caught else 'train not caught running'}; {rerun.summary()}; training "
+               f"runs +{after.train_runs - before.train_runs} (1 = same run folder reused)")
+    return Outcome("worker SIGKILLed during training, then re-run", outcome, before, after, rerun.error)
 
 
 def fault_twice(suite: Suite) -> Outcome:
+    """Two `postgame trigger`s at once (the same call, from two threads): each has its own idempotency key, as two
+    users would; a 503 from the busy server is retried with that key (flows/deploy.py)."""
+    from flows.deploy import trigger
+
     suite.simulate()
     before = suite.state()
-    dep = _get(suite, "deployments/name/continuous-cycle/continuous")
-    ids: list[str] = []
+    said: list[str] = []
 
     def start(n: int) -> None:
-        ids.append(suite.post(f"deployments/{dep['id']}/create_flow_run",
-                              {"parameters": {"reason": f"fault: twice {n}"}})["id"])
+        t = time.monotonic()
+        try:
+            run = trigger(suite.cfg, reason=f"fault: twice {n}")
+            said.append(f"{run.id}|flow run {run.name} {run.state.lower()} ({time.monotonic() - t:.1f}s)")
+        except Exception as exc:  # noqa: BLE001 - what the user saw is the finding
+            said.append(f"|error: {type(exc).__name__}: {exc}")
 
     threads = [threading.Thread(target=start, args=(n,)) for n in range(2)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    ids = [line.split("|")[0] for line in said if line.split("|")[0]]
     deadline = time.monotonic() + 1800
     while True:
         runs = [_get(suite, f"flow_runs/{i}") for i in ids]
@@ -318,15 +341,18 @@ def fault_twice(suite: Suite) -> Outcome:
         assert time.monotonic() < deadline, "the two runs did not finish"
         time.sleep(3)
     after = suite.state()
-    a, b = sorted(runs, key=lambda r: r["start_time"] or "")
-    overlap = (b["start_time"] or "") < (a["end_time"] or "")
+    ordered = sorted(runs, key=lambda r: r["start_time"] or "")
+    overlap = len(ordered) == 2 and (ordered[1]["start_time"] or "") < (ordered[0]["end_time"] or "")
     results = []
-    for r in (a, b):
+    for r in ordered:
         tasks = suite.post("task_runs/filter", {"flow_runs": {"id": {"any_": [r["id"]]}}})
         names = {t["name"].rsplit("-", 1)[0] for t in tasks}
-        results.append(f"{r['state_name']}/{'trained' if 'train' in names else 'skipped'}")
-    outcome = f"runs: {' then '.join(results)}; overlapped: {'YES' if overlap else 'no'}"
-    return Outcome("the same cycle triggered twice at once (deployment)", outcome, before, after)
+        results.append(f"{r['state_name']}/{'trained' if 'train' in names else 'skipped'} "
+                       f"({r['total_run_time']:.0f}s)")
+    outcome = (f"triggers: {'; '.join(line.split('|')[1] for line in said)}; runs: {' then '.join(results)}; "
+               f"overlapped: {'YES' if overlap else 'no'}")
+    return Outcome("the same cycle triggered twice at once (`postgame trigger` x2, deployment)", outcome, before,
+                   after)
 
 
 def fault_prefect(suite: Suite) -> Outcome:
@@ -340,15 +366,13 @@ def fault_prefect(suite: Suite) -> Outcome:
     suite.restart("prefect")
     outage = time.monotonic() - down_at
     rc, error, report = suite.finish(proc)
-    first = report["status"] if report else "failed"
-    rerun_note = ""
-    if rc:
-        rerun = suite.cli("cycle", "--json")
-        rerun_note = f"; re-run {json.loads(rerun.stdout)['status'] if rerun.returncode == 0 else 'failed'}"
+    waited = time.monotonic() - down_at
+    rerun = suite.rerun() if rc else None
     after = suite.state()
     outcome = (f"{'restarted during train' if caught else 'train not caught'} (API down {outage:.0f}s); cycle rc "
-               f"{rc} {first}{rerun_note}")
-    return Outcome("Prefect server restarted mid-cycle", outcome, before, after, error)
+               f"{rc} ({report['status'] if report else 'failed'}) {waited:.0f}s after the kill"
+               f"{'; ' + rerun.summary() if rerun else ''}")
+    return Outcome("Prefect server killed mid-cycle (training) and started again", outcome, before, after, error)
 
 
 def _get(suite: Suite, path: str) -> dict:
@@ -366,7 +390,7 @@ def table(outcomes: list[Outcome]) -> str:
     rows = ["| fault | outcome | records before → after (unique) | log objects read/all after | champion before → "
             "after (loadable) | error shown |", "| --- | --- | --- | --- | --- | --- |"]
     for o in outcomes:
-        rows.append(f"| {o.fault} | {o.outcome} | {o.before.records} → {o.after.records} "
+        rows.append(f"| {o.fault} | {o.outcome} | {o.before.records} ({o.before.unique_sessions}) → {o.after.records} "
                     f"({o.after.unique_sessions}) | {o.after.objects_read}/{o.after.objects} | "
                     f"v{o.before.champion} → v{o.after.champion} ({'yes' if o.after.champion_ok else 'NO'}) | "
                     f"{o.error or '-'} |")

@@ -7,13 +7,21 @@ API could not be reached, timed out, or answered HTTP 5xx/429. Never on bad data
 `is_transient(exc)` follows the exception's cause chain (`raise ... from`, and the implicit context MLflow leaves when
 it wraps a `requests` error). The number of retries is `operate.retries` of the config the task was called with (the
 decorator holds the ceiling); the delays double from 2 s.
+
+A client call outside a task (`postgame trigger`) retries the same way with `call_with_retries(fn,
+delays=backoff_delays(...))`: `fn` must be safe to repeat (an idempotency key, a read).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 from prefect.tasks import exponential_backoff
+
+T = TypeVar("T")
 
 MAX_RETRIES = 10  # the ceiling (`operate.retries` may ask for fewer, never more)
 _TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -127,3 +135,24 @@ def transient_io(task, task_run, state) -> bool:
 
 TRANSIENT_RETRIES: dict = dict(retries=MAX_RETRIES, retry_delay_seconds=exponential_backoff(backoff_factor=2),
                                retry_jitter_factor=0.5, retry_condition_fn=transient_io)
+
+
+def backoff_delays(retries: int, first_s: float, cap_s: float, *, jitter: float = 0.5,
+                   rng: Callable[[], float] = random.random) -> list[float]:
+    """The waits before each of `retries` retries: `first_s`, doubling, each stretched by up to `jitter` of itself
+    (so that clients that failed together do not retry together) and never longer than `cap_s`."""
+    return [min(cap_s, first_s * 2 ** i * (1 + jitter * rng())) for i in range(retries)]
+
+
+def call_with_retries(fn: Callable[[], T], *, delays: Sequence[float],
+                      sleep: Callable[[float], None] = time.sleep) -> T:
+    """`fn()`, tried again after each of `delays` while it fails on a transient error; any other error, or the
+    transient one after the last delay, is raised at once."""
+    for delay in delays:
+        try:
+            return fn()
+        except Exception as exc:  # classified: everything but a transient error is re-raised at once
+            if not is_transient(exc):
+                raise
+        sleep(delay)
+    return fn()

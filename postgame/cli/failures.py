@@ -1,5 +1,6 @@
-"""What a command prints when it fails on something other than a named postgame error: one line on the console —
-which service was unavailable and what to do, when that was the cause — and the traceback in a log file under home.
+"""What a command prints when it fails on something other than a named postgame error (or, for `postgame cycle`, on
+anything): one line on the console — which service was unavailable and what to do, when that was the cause — and the
+traceback in a log file under home.
 
     error: MLflow at http://127.0.0.1:5000 did not answer ...: start the stack again with `postgame up` ...
            (traceback: .postgame/logs/error-20261130T171500.log)

@@ -25,13 +25,21 @@ def cycle(source: str | None = typer.Option(None, help="Logs to read (folder or 
     """Run one continuous-training cycle: ingest, validate, curate, train, evaluate, promote, report.
 
     Prints the Prefect flow run (id and URL), each stage's outcome, the decision, the cost and intelligence per
-    dollar; library output goes to <home>/<demo.log_file>."""
+    dollar; library output goes to <home>/<demo.log_file>. A failed cycle prints one `error:` line and where its
+    traceback was written (<home>/logs/error-*.log); Prefect's own logs of it stay in the log file and the UI."""
     from flows.cycle import run_cycle
+    from postgame.cli.failures import report_unexpected
     from postgame.console import library_output_to
+    from postgame.errors import ConfigError
 
     cfg = runtime.current_config()
-    with library_output_to(cfg.home / cfg.demo.log_file):
-        report = run_cycle(runtime.config_path_arg(), source=source)
+    try:
+        with library_output_to(cfg.home / cfg.demo.log_file):
+            report = run_cycle(runtime.config_path_arg(), source=source)
+    except ConfigError:
+        raise
+    except Exception as exc:  # a failed stage, gate or service: one line here, the traceback in <home>/logs/error-*
+        raise typer.Exit(report_unexpected(exc)) from exc
     if as_json:
         echo_json({**report.model_dump(mode="json"), "flow_run_url": report.flow_run_url})
     else:

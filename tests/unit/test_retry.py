@@ -103,3 +103,12 @@ def test_wrapped_connection_error_is_found_down_the_chain():
             raise RuntimeError("upload failed") from err
 
     assert is_transient(_raised(wrapper))
+
+
+def test_backoff_doubles_with_jitter_and_never_waits_past_the_cap():
+    from tasks.retry import backoff_delays
+
+    assert backoff_delays(4, 2.0, 100.0, jitter=0.5, rng=lambda: 0.0) == [2.0, 4.0, 8.0, 16.0]
+    assert backoff_delays(4, 2.0, 100.0, jitter=0.5, rng=lambda: 1.0) == [3.0, 6.0, 12.0, 24.0]
+    assert backoff_delays(6, 2.0, 10.0, jitter=0.5, rng=lambda: 1.0) == [3.0, 6.0, 10.0, 10.0, 10.0, 10.0]
+    assert backoff_delays(0, 2.0, 10.0) == []
