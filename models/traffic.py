@@ -43,6 +43,7 @@ def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
     summary = simulate(instances, attempt, grade, sessions=sessions, store=store(cfg),
                        settings=settings or cfg.factory.simulate, seed=cfg.factory.seed if seed is None else seed,
                        model_name=policy.name, model_version=str(policy.version), now=now,
-                       usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour, grade_workers=cfg.eval.workers or os.cpu_count() or 1)
+                       usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour, grade_workers=cfg.eval.workers or os.cpu_count() or 1,
+                       prompt_context=cfg.policy.prompt_context)  # the prompt training and evaluation show
     emit_logs_landed(cfg, source=log_source(cfg), objects=len(summary.objects))  # the deployment's event trigger
     return summary
