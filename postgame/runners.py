@@ -19,7 +19,7 @@ pickle cannot find by name); the error that matters is the chained cloudpickle o
 
 Prefect task runners run tasks through the Prefect API: outside a flow run (no API) Prefect would start a temporary
 server in every worker process. `local_mapper` therefore drives the same engines directly for the CLI; the Prefect
-tasks (`tasks/ingest.py`, `tasks/fanout.py`) use `prefect_mapper`.
+tasks (`tasks/ingest.py`, `tasks/evaluate.py`) use `prefect_mapper`.
 """
 
 from __future__ import annotations

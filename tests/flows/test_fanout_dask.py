@@ -68,7 +68,7 @@ def where(_: int) -> str:
 
 @flow(name="fanout-test")
 def fan_out(root: str, runner: str) -> tuple[IngestSummary, object, set[str]]:
-    from tasks.fanout import evaluate_instances
+    from evals.harness.fanout import evaluate_instances
 
     top = Path(root)
     instances, predictions = instances_and_predictions()
