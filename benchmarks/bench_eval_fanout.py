@@ -1,4 +1,4 @@
-"""Benchmark of the evaluation fan-out (tasks/fanout.py): instances per minute through each runner, side by side
+"""Benchmark of the evaluation fan-out (evals/harness/fanout.py): instances per minute through each runner, side by side
 with the harness's own thread pool (`run_evaluation`) in one run.
 
     nice .venv/bin/python benchmarks/bench_eval_fanout.py [--copies 2]
@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from evals.harness import HarnessSettings, Prediction, load_instances, run_evaluation
 from evals.harness.examples import INSTANCES_FILE
 from evals.harness.examples.build import build_repos
+from evals.harness.fanout import evaluate_instances
 from postgame.runners import local_mapper
 from postgame.settings.runner import RunnerSettings
-from tasks.fanout import evaluate_instances
 
 
 def main() -> None:

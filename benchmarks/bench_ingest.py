@@ -1,6 +1,7 @@
 """Benchmark of ingest and validate on synthetic sessions, against the limit: pyarrow reading the same bytes.
 
     nice .venv/bin/python benchmarks/bench_ingest.py [--sessions 1000000] [--objects 100] [--workdir /tmp/bench-ingest]
+        [--profile] [--no-validate]
 
 1. corpus: `--sessions` valid sessions in `--objects` gzip JSON Lines objects in a folder (kept in the workdir and
    reused by a later run with the same size). Sessions come from `postgame.contract.synthetic`: a pool of 20,000
@@ -142,6 +143,7 @@ def main() -> None:
     parser.add_argument("--objects", type=int, default=100)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/bench-ingest"))
     parser.add_argument("--profile", action="store_true", help="Also profile one worker's unit of work.")
+    parser.add_argument("--no-validate", action="store_true", help="Measure the limit and ingest only.")
     parser.add_argument("--step", choices=["limit", "ingest", "validate", "profile"], help=argparse.SUPPRESS)
     parser.add_argument("--snapshot", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -168,21 +170,24 @@ def main() -> None:
     print(f"limit    {limit}", flush=True)
     ingest = run_step([*common, "--step", "ingest"])
     print(f"ingest   {ingest}", flush=True)
-    validate = run_step([*common, "--step", "validate", "--snapshot", ingest["snapshot_id"]])
-    print(f"validate {validate}", flush=True)
+    validate = None
+    if not args.no_validate:
+        validate = run_step([*common, "--step", "validate", "--snapshot", ingest["snapshot_id"]])
+        print(f"validate {validate}", flush=True)
     if args.profile:
         print(f"profile  {run_step([*common, '--step', 'profile'])}", flush=True)
 
-    rate = {name: r["records"] / r["seconds"] for name, r in (("limit", limit), ("ingest", ingest),
-                                                               ("validate", validate))}
+    steps = [("limit", limit), ("ingest", ingest)] + ([("validate", validate)] if validate else [])
+    rate = {name: r["records"] / r["seconds"] for name, r in steps}
     results = {"sessions": args.sessions, "objects": args.objects, "gzip_bytes": size, "cores": os.cpu_count(),
                "load_before": load_before, "load_after": os.getloadavg(), "limit": limit, "ingest": ingest,
                "validate": validate, "records_per_s": rate,
-               "ingest_vs_limit": rate["ingest"] / rate["limit"], "validate_vs_limit": rate["validate"] / rate["limit"]}
+               "ingest_vs_limit": rate["ingest"] / rate["limit"],
+               "validate_vs_limit": rate["validate"] / rate["limit"] if validate else None}
     (args.workdir / "results.json").write_text(json.dumps(results, indent=2))
     print("\n| step | records | seconds | records/s | vs limit | peak RSS |\n|---|---|---|---|---|---|")
-    for name, r in (("pyarrow read_json (limit)", limit), ("ingest", ingest), ("validate", validate)):
-        key = name.split()[0] if name != "pyarrow read_json (limit)" else "limit"
+    for key, r in steps:
+        name = "pyarrow read_json (limit)" if key == "limit" else key
         workers = f" (+ workers {r['peak_rss_worker_mb']:,.0f} MB each)" if key == "ingest" else ""
         print(f"| {name} | {r['records']} | {r['seconds']:.1f} | {rate[key]:,.0f} | "
               f"{rate[key] / rate['limit']:.3f} | {r['peak_rss_mb']:,.0f} MB{workers} |")

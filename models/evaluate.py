@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from postgame.config import Config
+from postgame.runners import Mapper
 
 log = logging.getLogger("postgame.evaluate")
 
@@ -234,10 +235,28 @@ def outcome_of(result, project: str) -> InstanceOutcome:
                            error=error, p2p_broken=broken, reward=result.reward)
 
 
-def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, split: str, key: str) -> SplitScores:
-    """One greedy answer per instance, graded by the harness; the report is written under out_dir."""
+def grade_predictions(settings, instances: list, predictions: list, out_dir: Path, *, repos_dir: Path | None = None,
+                      mapper: Mapper | None = None):
+    """The harness's `RunReport` on `predictions`: one unit of work per instance through `mapper` (the `runner:`
+    engine: serial, threads, local processes or a Dask cluster; `evals.harness.fanout`), or without one the
+    harness's own thread pool (`eval.workers`). Both write the same reports and grade alike."""
+    if mapper is None:
+        from evals.harness import run_evaluation
+
+        return run_evaluation(instances, predictions, repos_dir=repos_dir, out_dir=out_dir, settings=settings,
+                              progress=False)
+    from evals.harness.fanout import evaluate_instances
+
+    return evaluate_instances(instances, predictions, repos_dir=repos_dir, out_dir=out_dir, settings=settings,
+                              mapper=mapper)
+
+
+def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, split: str, key: str,
+                 mapper: Mapper | None = None) -> SplitScores:
+    """One greedy answer per instance, graded by the harness (through `mapper` when given, see
+    `grade_predictions`); the report is written under out_dir."""
     from evals.factory.instances import prompt_for
-    from evals.harness import Prediction, run_evaluation
+    from evals.harness import Prediction
     from evals.prompts import extract_patch
     from models.answer import submit
     from postgame.report import cpu_seconds
@@ -247,8 +266,7 @@ def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, spl
     generations = submit(policy, [prompt_for(cfg, inst) for inst in instances], cfg.scaffold, greedy=True)
     predictions = [Prediction(instance_id=inst.instance_id, model_name_or_path=f"{policy.name}@{policy.version}",
                               model_patch=extract_patch(gen.text)) for inst, gen in zip(instances, generations)]
-    report = run_evaluation(instances, predictions, repos_dir=None, out_dir=out_dir, settings=cfg.eval,
-                            progress=False)
+    report = grade_predictions(cfg.eval, instances, predictions, out_dir, mapper=mapper)
     projects = {r["instance_id"]: r["repo"] for r in records}
     outcomes = tuple(outcome_of(report.results[i.instance_id], projects[i.instance_id]) for i in instances
                      if i.instance_id in report.results)
@@ -256,7 +274,8 @@ def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, spl
 
 
 def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str, str], out_dir: Path,
-               run_id: str, stored: dict[str, SplitScores] | None = None) -> dict[str, SplitScores]:
+               run_id: str, stored: dict[str, SplitScores] | None = None,
+               mapper: Mapper | None = None) -> dict[str, SplitScores]:
     from models import registry
 
     scores = {}
@@ -265,7 +284,8 @@ def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str,
         if hit is not None:
             scores[split] = hit
             continue
-        scores[split] = score_policy(cfg, policy, records, out_dir / split, split=split, key=keys[split])
+        scores[split] = score_policy(cfg, policy, records, out_dir / split, split=split, key=keys[split],
+                                     mapper=mapper)
         if run_id:
             registry.store_scores(cfg, run_id, scores[split])
     return scores
@@ -279,9 +299,10 @@ def score_sets(cfg: Config, policy, run_id: str, out_dir: Path) -> tuple[str, di
     return decide, _grade_all(cfg, policy, sets, keys, out_dir, run_id)
 
 
-def evaluate_policy(cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_version: str | None = None
-                    ) -> Evaluation:
-    """Grade `policy` (logged in `run_id`) and the champion on the same sets; keep both as artifacts of run_id."""
+def evaluate_policy(cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_version: str | None = None,
+                    mapper: Mapper | None = None) -> Evaluation:
+    """Grade `policy` (logged in `run_id`) and the champion on the same sets; keep both as artifacts of run_id.
+    `mapper`: where each instance is graded (`grade_predictions`)."""
     from models import registry
     from models.policy import Policy
     from postgame.lineage import EVAL_REPORT_PATH, EVAL_REPORT_TAG, file_sha256
@@ -289,7 +310,7 @@ def evaluate_policy(cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_
     decide, sets, notes = graded_sets(cfg)
     keys = {split: cache_key(cfg, split, records) for split, records in sets.items()}
     stored_own = {s: hit for s in sets if (hit := registry.load_scores(cfg, run_id, keys[s])) is not None}
-    cand = _grade_all(cfg, policy, sets, keys, out_dir / "candidate", run_id, stored_own)
+    cand = _grade_all(cfg, policy, sets, keys, out_dir / "candidate", run_id, stored_own, mapper)
     champion = registry.champion_version(cfg)
     champ = None
     if champion is not None and champion.version != exclude_version:
@@ -299,7 +320,7 @@ def evaluate_policy(cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_
                                   version=champion.version, settings=cfg.policy)
         else:
             champ_policy = None
-        champ = _grade_all(cfg, champ_policy, sets, keys, out_dir / "champion", champion.run_id, stored)
+        champ = _grade_all(cfg, champ_policy, sets, keys, out_dir / "champion", champion.run_id, stored, mapper)
     spent = sum(s.cpu_seconds for s in cand.values() if s.split not in stored_own)
     evaluation = Evaluation(decide_split=decide, candidate_splits=cand, champion_splits=champ,
                             champion_version=champion.version if champ is not None and champion else None,
@@ -314,13 +335,15 @@ def evaluate_policy(cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_
     return evaluation
 
 
-def evaluate_candidate(cfg: Config, candidate) -> Evaluation:
-    """The cycle's evaluate stage: a trained, not yet registered candidate (`models.train.Candidate`)."""
+def evaluate_candidate(cfg: Config, candidate, mapper: Mapper | None = None) -> Evaluation:
+    """The cycle's evaluate stage: a trained, not yet registered candidate (`models.train.Candidate`); `mapper`: the
+    `runner:` engine the Prefect task opened (`tasks/evaluate.py`), None for the harness's thread pool."""
     from models.policy import Policy
 
     policy = Policy(Path(candidate.model_dir), name=cfg.tracking.registered_model, version=f"run-{candidate.run_id}",
                     settings=cfg.policy)
-    return evaluate_policy(cfg, policy, candidate.run_id, cfg.home / "runs" / candidate.run_id / "eval")
+    return evaluate_policy(cfg, policy, candidate.run_id, cfg.home / "runs" / candidate.run_id / "eval",
+                           mapper=mapper)
 
 
 def evaluate_version(cfg: Config, version: str) -> Evaluation:

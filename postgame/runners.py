@@ -11,17 +11,21 @@ DaskTaskRunner on the cluster at `runner.address`, or on a LocalCluster started 
 process). A mapper keeps at most `runner.window` items in flight (default 2 per worker) and yields results in the
 order of the items, so the caller can merge them exactly as a one-process loop would. `fn` and the items must be
 picklable (module-level functions, dataclasses); on a cluster each worker needs the postgame package installed.
+With a runner that pickles (process, dask), Prefect also ships the flow run's context with every task run, and that
+context holds the flow object and its parameters: the calling flow must be a module-level function (a flow defined
+inside another function is pickled by value, closure and all). In a Dask traceback the first error, "not the same
+object as postgame.runners.apply", is expected (prefect-dask wraps each task in a closure named after it, which plain
+pickle cannot find by name); the error that matters is the chained cloudpickle one.
 
 Prefect task runners run tasks through the Prefect API: outside a flow run (no API) Prefect would start a temporary
 server in every worker process. `local_mapper` therefore drives the same engines directly for the CLI; the Prefect
-tasks (`tasks/ingest.py`, `tasks/fanout.py`) use `prefect_mapper`.
+tasks (`tasks/ingest.py`, `tasks/evaluate.py`) use `prefect_mapper`.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -88,14 +92,6 @@ def apply(fn: Callable, item: Any) -> Any:
     return fn(item)
 
 
-def _by_name(fn: Callable) -> Callable:
-    """The function as its module now holds it: what pickle (Dask) resolves by name. A module imported again since
-    `fn` was taken keeps the old object alive, which pickle then refuses ("not the same object")."""
-    module = sys.modules.get(getattr(fn, "__module__", ""))
-    found = getattr(module, getattr(fn, "__qualname__", ""), None) if module else None
-    return found if callable(found) else fn
-
-
 def _task_name(fn: Callable) -> str:
     inner = fn.func if isinstance(fn, functools.partial) else fn
     return getattr(inner, "__name__", "fan-out")
@@ -113,7 +109,7 @@ def prefect_mapper(settings: RunnerSettings, runner=None) -> Iterator[Mapper]:
         return
     with (runner or task_runner(settings)) as started:
         def submit(fn: Callable, item: Any):
-            unit = task(_by_name(apply), name=_task_name(fn), persist_result=False, cache_policy=NO_CACHE,
+            unit = task(apply, name=_task_name(fn), persist_result=False, cache_policy=NO_CACHE,
                         log_prints=False)
             return started.submit(unit, parameters={"fn": fn, "item": item})
 

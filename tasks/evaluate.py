@@ -1,5 +1,5 @@
 """Evaluate: the candidate and the champion answer the same held-out tasks; the harness grades their patches
-(`models.evaluate`)."""
+(`models.evaluate`), each instance where `runner:` sends it (`postgame.runners`, `evals.harness.fanout`)."""
 
 from __future__ import annotations
 
@@ -14,4 +14,9 @@ from tasks.retry import TRANSIENT_RETRIES
 
 @task(name="evaluate", **RESUMABLE, **TRANSIENT_RETRIES)  # a grading failure is not transient: not retried
 def evaluate(cfg: Config, candidate: Candidate) -> Evaluation:
-    return evaluate_candidate(cfg, candidate)
+    """Each instance is graded in a task run of its own through the `runner:` task runner (local processes by
+    default, a Dask cluster with `kind: dask`; `serial`: one by one in this process)."""
+    from postgame.runners import prefect_mapper
+
+    with prefect_mapper(cfg.runner) as mapper:
+        return evaluate_candidate(cfg, candidate, mapper=mapper)

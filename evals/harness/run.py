@@ -148,7 +148,7 @@ def run_evaluation(instances: Iterable[Instance], predictions: Iterable[Predicti
 def finish_report(by_id: dict, preds: dict, results: dict, settings: HarnessSettings, start: float,
                   out: Path) -> RunReport:
     """The run report of graded `results` (SWE-bench's shape), written to `out/report.json`; shared by every way of
-    running a batch (threads here, a Prefect task runner in `tasks.fanout`)."""
+    running a batch (threads here, a mapper over a task runner in `evals.harness.fanout`)."""
     from evals.harness.sandbox import choose_mode
 
     ordered = [iid for iid in by_id if iid in results]

@@ -7,11 +7,16 @@ redaction, the line digest and the Arrow rows. What depends on other objects (de
 index, row groups, the manifest) stays with the one process that commits (`postgame.ingest.pipeline`), so the
 snapshot is byte for byte the one the one-process path writes.
 
-Per line, two paths with one result:
-- fast: orjson, the contract check (a generated yes/no function, `contract.fastcheck`, then the exact one where it
-  says no), no redaction (the block pre-filter proved no guard can fire), and the row built by Arrow's JSON reader
-  from the line's own bytes when the record is plain (no unknown fields, no integral float converted, no integer in
-  a number field);
+Per segment of lines (a few MB), three paths with one result:
+- bulk: the lines the pre-filter passes that look like one JSON object each (valid UTF-8, `{...}`, shallow) are read
+  by Arrow's JSON reader in one call, with the contract's schema and unknown keys an error
+  (`contract.arrowcheck.read_lines_strict`; a block it refuses is halved until the refused lines are found), and the
+  contract is checked on the columns (`contract.arrowcheck.suspect_rows`). Each line is parsed once, in C++; rows it
+  does not flag are stored as read;
+- fast: the lines Arrow refused or the column check flagged: orjson, the contract check (a generated yes/no
+  function, `contract.fastcheck`, then the exact one where it says no), no redaction (the block pre-filter proved no
+  guard can fire), and the row built by Arrow's JSON reader from the line's own bytes when the record is plain (no
+  unknown fields, no integral float converted, no integer in a number field);
 - exact: `parse_line` (stdlib json, exact error reasons, redaction), taken for every line the pre-filter flags, every
   line orjson rejects or the contract rejects (its message and redacted text come from `parse_line`), and lines
   deep enough to hit json's recursion limit. Rows of such records are built in Python (`records_to_table`).
@@ -22,12 +27,15 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
+import numpy as np
 import orjson
 import pyarrow as pa
 
 from postgame.contract.arrow import EXTRA, SOURCE_KEY, SOURCE_LINE, arrow_schema, records_to_table, unknown_fields
+from postgame.contract.arrowcheck import contract_schema, has_key, read_lines_strict, suspect_rows
 from postgame.contract.check import ContractViolation, check_record_flags
 from postgame.contract.fastcheck import is_plain_valid
 from postgame.contract.spec import AGENT_SESSION
@@ -73,11 +81,6 @@ class ParsedObject:
         return pa.concat_tables(self.tables) if self.tables else arrow_schema().empty_table()
 
 
-def _contract_schema() -> pa.Schema:
-    schema = arrow_schema()
-    return pa.schema([schema.field(f.name) for f in AGENT_SESSION.fields])
-
-
 _NUMBER_FIELDS = tuple((parent.name, sub.name) for parent in AGENT_SESSION.fields if parent.kind == "object"
                        for sub in parent.fields if sub.kind == "number")
 
@@ -90,28 +93,45 @@ def _plain_numbers(record: dict) -> bool:
     return True
 
 
-class _Segment:
-    """Accepted lines of one segment: plain ones as raw bytes for Arrow, the others as checked Python rows."""
+def _with_lineage(table: pa.Table, key: str, numbers: list[int]) -> pa.Table:
+    n = table.num_rows
+    return table.append_column(_SCHEMA.field(EXTRA), pa.nulls(n, pa.string())).append_column(
+        _SCHEMA.field(SOURCE_KEY), pa.array([key] * n, pa.string())).append_column(
+        _SCHEMA.field(SOURCE_LINE), pa.array(numbers, pa.int64()))
 
-    def __init__(self, key: str):
+
+_BULK, _PLAIN, _ROW = 0, 1, 2  # where an accepted line's row comes from
+
+
+class _Segment:
+    """Accepted lines of one segment: rows already read by Arrow (bulk), plain lines as raw bytes for Arrow, and the
+    others as checked Python rows; `table()` puts them back in line order."""
+
+    def __init__(self, key: str, bulk: pa.Table | None = None):
         self.key = key
-        self.order: list[bool] = []  # per accepted line: True = plain (Arrow), False = Python row
+        self.order: list[int] = []  # per accepted line: _BULK, _PLAIN or _ROW
+        self.bulk = bulk  # the bulk rows (contract columns), in line order, every one of them accepted
+        self.bulk_numbers: list[int] = []
         self.plain: list[bytes] = []
         self.plain_rows: list[dict] = []  # the same records parsed, in case Arrow refuses the block
         self.plain_numbers: list[int] = []
         self.rows: list[dict] = []
+
+    def add_bulk(self, number: int) -> None:
+        self.order.append(_BULK)
+        self.bulk_numbers.append(number)
 
     def add(self, number: int, record: dict, extra: str | None, raw: bytes | None) -> None:
         record[EXTRA] = extra
         record[SOURCE_KEY] = self.key
         record[SOURCE_LINE] = number
         if raw is not None:
-            self.order.append(True)
+            self.order.append(_PLAIN)
             self.plain.append(raw)
             self.plain_rows.append(record)
             self.plain_numbers.append(number)
         else:
-            self.order.append(False)
+            self.order.append(_ROW)
             self.rows.append(record)
 
     def _arrow_rows(self) -> pa.Table:
@@ -126,35 +146,37 @@ class _Segment:
             table = table.select(_CONTRACT.names).cast(_CONTRACT)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             return records_to_table(self.plain_rows)  # e.g. a key given twice: Python's reading (last one wins)
-        n = table.num_rows
-        return table.append_column(_SCHEMA.field(EXTRA), pa.nulls(n, pa.string())).append_column(
-            _SCHEMA.field(SOURCE_KEY), pa.array([self.key] * n, pa.string())).append_column(
-            _SCHEMA.field(SOURCE_LINE), pa.array(self.plain_numbers, pa.int64()))
+        return _with_lineage(table, self.key, self.plain_numbers)
 
     def table(self) -> pa.Table | None:
         if not self.order:
             return None
-        parts = []
+        parts, kinds = [], []
+        if self.bulk_numbers:
+            assert self.bulk is not None and self.bulk.num_rows == len(self.bulk_numbers)
+            parts.append(_with_lineage(self.bulk, self.key, self.bulk_numbers))
+            kinds.append(_BULK)
         if self.plain:
             parts.append(self._arrow_rows())
+            kinds.append(_PLAIN)
         if self.rows:
             parts.append(records_to_table(self.rows))
+            kinds.append(_ROW)
         table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
-        if self.plain and self.rows:  # back to line order
-            plain_at, row_at, order = 0, len(self.plain), []
-            for is_plain in self.order:
-                if is_plain:
-                    order.append(plain_at)
-                    plain_at += 1
-                else:
-                    order.append(row_at)
-                    row_at += 1
-            table = table.take(pa.array(order, pa.int64()))
+        if len(parts) > 1:  # back to line order
+            order = np.asarray(self.order, np.int8)
+            index = np.empty(len(order), np.int64)
+            base = 0
+            for kind, part in zip(kinds, parts, strict=True):
+                at = np.flatnonzero(order == kind)
+                index[at] = base + np.arange(len(at))
+                base += part.num_rows
+            table = table.take(pa.array(index))
         return table.combine_chunks()
 
 
 _SCHEMA = arrow_schema()
-_CONTRACT = _contract_schema()
+_CONTRACT = contract_schema()
 
 
 def digest(stripped: bytes) -> int:
@@ -188,6 +210,87 @@ def _fast(line: bytes):
     return value, extra or None, stripped if plain else None
 
 
+def _utf8_bad(block: bytes, starts: list[int]) -> np.ndarray:
+    """A bool per line: the line is not valid UTF-8 (one decode of the block, restarted after each bad line)."""
+    bad = np.zeros(len(starts), bool)
+    view, at = memoryview(block), 0
+    while True:
+        try:
+            str(view[at:], "utf-8")
+            return bad
+        except UnicodeDecodeError as exc:
+            line = bisect_right(starts, at + exc.start) - 1
+            bad[line] = True
+            if line + 1 >= len(starts):
+                return bad
+            at = starts[line + 1]
+
+
+def _nesting(block: bytes, starts: list[int]) -> np.ndarray:
+    """Opening brackets per line (`[` and `{`), counted over the block at once."""
+    chars = np.frombuffer(block, np.uint8)
+    where = np.flatnonzero((chars == 91) | (chars == 123))
+    lines = np.searchsorted(np.asarray(starts, np.int64), where, side="right") - 1
+    return np.bincount(lines, minlength=len(starts))
+
+
+def _read_bulk(lines: list[bytes]) -> tuple[pa.Table | None, np.ndarray]:
+    """Read `lines` with `read_lines_strict`; a block Arrow refuses (or that gives another number of rows) is halved
+    until the refused lines are alone. Returns the rows read, in line order, and which lines they are."""
+    pieces: list[pa.Table] = []
+    read = np.zeros(len(lines), bool)
+
+    def attempt(lo: int, hi: int) -> None:
+        try:
+            table = read_lines_strict(b"\n".join(lines[lo:hi]))
+        except pa.ArrowException:
+            table = None
+        if table is not None and table.num_rows == hi - lo:
+            pieces.append(table)
+            read[lo:hi] = True
+        elif hi - lo > 1:
+            mid = (lo + hi) // 2
+            attempt(lo, mid)
+            attempt(mid, hi)
+
+    if lines:
+        attempt(0, len(lines))
+    if not pieces:
+        return None, read
+    return (pa.concat_tables(pieces) if len(pieces) > 1 else pieces[0]), read
+
+
+def _bulk(batch: list[tuple[int, bytes | TooLarge]], block: bytes, starts: list[int],
+          slow: np.ndarray) -> tuple[pa.Table | None, np.ndarray, list[bytes]]:
+    """The bulk path of a segment (module docstring): the accepted rows (in line order), a bool per line (accepted
+    in bulk) and the stripped lines (b"" where not computed)."""
+    deep = _nesting(block, starts) > _DEEP
+    bad_text = _utf8_bad(block, starts)
+    stripped: list[bytes] = []
+    candidates: list[int] = []
+    for i, (_, line) in enumerate(batch):
+        if slow[i] or deep[i] or bad_text[i] or not isinstance(line, bytes):
+            stripped.append(b"")
+            continue
+        text = line.strip()
+        stripped.append(text)
+        if text[:1] == b"{" and text[-1:] == b"}":
+            candidates.append(i)
+    accepted = np.zeros(len(batch), bool)
+    table, read = _read_bulk([stripped[i] for i in candidates])
+    if table is None:
+        return None, accepted, stripped
+    rows = np.asarray(candidates, np.int64)[read]  # line index of each row of `table`
+    verdict = suspect_rows(table)
+    suspect = verdict.suspect
+    for name, nulls in verdict.null_if_present.items():
+        for row in np.flatnonzero(nulls & ~suspect):
+            if not has_key(stripped[rows[row]], name):  # absent, not null: the exact check names it
+                suspect[row] = True
+    accepted[rows[~suspect]] = True
+    return (table.filter(pa.array(~suspect)) if suspect.any() else table), accepted, stripped
+
+
 def _segment(part: ParsedObject, batch: list[tuple[int, bytes | TooLarge]], settings: IngestSettings) -> None:
     text_chars, max_line = settings.quarantine_text_bytes, settings.max_line_bytes
     starts, offset = [], 0
@@ -196,8 +299,17 @@ def _segment(part: ParsedObject, batch: list[tuple[int, bytes | TooLarge]], sett
         offset += (len(line) if isinstance(line, bytes) else 0) + 1
     block = b"\n".join(line if isinstance(line, bytes) else b"" for _, line in batch)
     slow = needs_slow_path(block, starts)
-    segment = _Segment(part.key)
+    bulk, in_bulk, stripped = _bulk(batch, block, starts, slow)
+    bulk_ids = iter(bulk.column("session_id").to_pylist() if bulk is not None else ())
+    segment = _Segment(part.key, bulk)
     for i, (number, line) in enumerate(batch):
+        if in_bulk[i]:
+            part.numbers.append(number)
+            part.session_ids.append(next(bulk_ids))
+            part.digests.append(digest(stripped[i]))
+            part.sizes.append(len(line))
+            segment.add_bulk(number)
+            continue
         fast = None if slow[i] or isinstance(line, TooLarge) else _fast(line)
         if fast is not None:
             record, extra, raw = fast

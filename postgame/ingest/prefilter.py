@@ -7,7 +7,8 @@ A line is sent to the exact path (`postgame.ingest.lines.parse_line`) when any r
 (`redact.rules_for` would return a rule), or when the fast JSON parser could read it differently from `json`:
 - a `\\u` escape (could spell anything: every rule applies), `PRIVATE KEY`, an AWS key prefix, `secret` / `bearer`
   in any case, a GitHub token prefix, an `@` that `_userinfo_like` or `_address_like` could accept;
-- a run of 19+ digits (orjson reads integers beyond 64 bits as floats, `json` as ints).
+- a run of 16+ digits (orjson reads integers beyond 64 bits as floats, `json` as ints; Arrow reads an integer in a
+  number field as a float, which is the exact value only below 2**53, about 9e15).
 Every test here is a superset of the guard it stands for (a flagged line that turns out clean costs only time), so
 a line left unflagged is one on which `rules_for` returns no rule: the redaction is exactly today's. The scans are
 bytes.find / numpy over the block (C speed); only flagged lines cost Python work.
@@ -25,8 +26,7 @@ _NEEDLES = (b"\\u", b"PRIVATE KEY")
 _PATTERNS = (re.compile(rb"A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)"),
              re.compile(rb"gh(?:[pousr]_|ithub_pat_)"))
 _LOWER_NEEDLES = (b"secret", b"bearer")
-_NOT_DIGITS = bytes(b if 48 <= b <= 57 else 46 for b in range(256))  # every non-digit byte -> '.'
-_LONG_NUMBER = b"0" * 19
+_LONG_NUMBER = 16  # digits in a row
 
 
 def _mark(block: bytes, starts: list[int], needle: bytes, slow: np.ndarray) -> None:
@@ -69,6 +69,17 @@ def _at_signs(block: bytes) -> np.ndarray:
     return at[userinfo | address]
 
 
+def _mark_long_numbers(block: bytes, starts: list[int], slow: np.ndarray) -> None:
+    """Flag each line holding a run of `_LONG_NUMBER` or more ASCII digits (numpy over the block)."""
+    chars = np.frombuffer(block, np.uint8)
+    digit = ((chars >= 48) & (chars <= 57)).view(np.int8)
+    edge = np.zeros(1, np.int8)
+    edges = np.flatnonzero(np.diff(np.concatenate([edge, digit, edge])))  # a run's start, its end, the next start...
+    runs = edges[::2][(edges[1::2] - edges[::2]) >= _LONG_NUMBER]
+    if len(runs):
+        slow[np.searchsorted(np.asarray(starts), runs, side="right") - 1] = True
+
+
 def needs_slow_path(block: bytes, starts: list[int]) -> np.ndarray:
     """A bool per line: True where the exact path must decide (see the module docstring)."""
     slow = np.zeros(len(starts), bool)
@@ -79,7 +90,7 @@ def needs_slow_path(block: bytes, starts: list[int]) -> np.ndarray:
     low = block.lower()  # ASCII only, which is all `secret` / `bearer` need
     for needle in _LOWER_NEEDLES:
         _mark(low, starts, needle, slow)
-    _mark(block.translate(_NOT_DIGITS), starts, _LONG_NUMBER, slow)
+    _mark_long_numbers(block, starts, slow)
     ats = _at_signs(block)
     if len(ats):
         slow[np.searchsorted(np.asarray(starts), ats, side="right") - 1] = True

@@ -63,7 +63,53 @@ def branch_lines() -> bytes:
     r["usage"]["cost_usd"] = 0.1 + 0.2  # floats read back bit for bit
     r["usage"]["latency_ms"] = 1e-320
     out.append(json.dumps(r))
+    out += arrow_branch_lines()
     return ("\n".join(out) + "\n").encode()
+
+
+def arrow_branch_lines() -> list[str]:
+    """Lines that Arrow's JSON reader reads but the contract, or `json`, sees otherwise (the bulk path's checks)."""
+    base = list(sessions(16, seed=78))
+    text = [json.dumps(r) for r in base]
+    latency = [f'"latency_ms": {json.dumps(r["usage"]["latency_ms"])}' for r in base]
+    out = [text[0].replace(latency[0], '"latency_ms": NaN', 1),  # not JSON, though Arrow reads it
+           text[1].replace(latency[1], '"latency_ms": -0', 1)]  # the int 0 for json, -0.0 for Arrow
+    r = base[2]
+    del r["task"]["environment"]  # absent (a schema error), though the text below spells the key
+    r["task"]["problem_statement"] = 'see {"environment": null} in the config'
+    out.append(json.dumps(r))
+    r = base[3]
+    r["task"]["environment"] = None  # null (valid)
+    out.append(json.dumps(r))
+    out.append(text[4] + text[5])  # two objects on one line
+    out.append(text[6] + " null")
+    r = base[7]
+    r["messages"].append(None)  # a null message
+    out.append(json.dumps(r))
+    r = base[8]
+    r["timestamp"] = "2026-02-29T10:00:00Z"  # not a leap year
+    out.append(json.dumps(r))
+    r = base[9]
+    r["timestamp"] = "2024-02-29T10:00:00+01:00"  # a leap year
+    out.append(json.dumps(r))
+    r = base[10]
+    r["timestamp"] += "\n"  # a date-time and a newline
+    out.append(json.dumps(r))
+    r = base[11]
+    r["schema_version"] = 1.0  # an integral float where an integer is expected
+    out.append(json.dumps(r))
+    r = base[12]
+    r["messages"][1]["content"] = "a\ttab"  # a raw tab inside a string: not JSON
+    out.append(json.dumps(r).replace("\\t", "\t"))
+    r = base[13]
+    r["usage"]["latency_ms"] = 1234567890123456  # an integer of 16 digits in a number field
+    out.append(json.dumps(r))
+    r = base[14]
+    r["messages"][2].pop("name", None)  # name absent or null: both valid
+    r["messages"][3]["name"] = None
+    out.append(json.dumps(r))
+    out.append(text[15].replace('"outcome": {', '"outcome": {"status": "resolved", ', 1))  # a key given twice
+    return out
 
 
 def run(logs: Path, home: Path, runner: RunnerSettings | None) -> tuple[snap.SnapshotManifest, dict]:

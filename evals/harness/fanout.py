@@ -1,7 +1,7 @@
 """Evaluation fan-out: one harness `evaluate(...)` per instance, submitted through the configured task runner.
 
     from postgame.runners import prefect_mapper
-    from tasks.fanout import evaluate_instances
+    from evals.harness.fanout import evaluate_instances
 
     with prefect_mapper(cfg.runner) as mapper:                       # inside a flow: each instance a task run
         report = evaluate_instances(instances, predictions, repos_dir=None, out_dir=out_dir, settings=cfg.eval,
@@ -12,7 +12,8 @@ and per instance `patch.diff`, `test_output.txt`, `report.json`), but each insta
 sends it: a local process (`runner.kind: process`), a thread, or a Dask worker (`runner.kind: dask`). Workers return
 the graded result; the files are written here, so a worker needs no access to `out_dir`. Each worker needs the
 postgame package, bubblewrap (the harness sandbox), and the instances' repositories (`repos_dir`, or the store's
-environment exports that `evals.harness.environment` reads).
+environment exports that `evals.harness.environment` reads). The cycle's evaluate stage grades through it: the Prefect
+task (`tasks/evaluate.py`) opens the mapper of `runner:` and hands it to `models.evaluate`.
 """
 
 from __future__ import annotations
