@@ -76,9 +76,9 @@ def power(n: int, gain: float, *, loss_rate: float = 0.0, alpha: float = 0.05, s
 def detectable_effect(n: int, *, alpha: float = 0.05, sided: str = "one", loss_rate: float = 0.0,
                       target: float = 0.8) -> float | None:
     """The smallest gain (resolve-rate points, step 0.005) the test detects with `target` power on n instances."""
-    gain = 0.0
-    while gain + 2 * loss_rate <= 1:
-        gain = round(gain + 0.005, 3)
+    gain = 0.005
+    while gain + 2 * loss_rate <= 1:  # checked before each power(): a gain past 1 is no share of instances
         if power(n, gain, loss_rate=loss_rate, alpha=alpha, sided=sided) >= target:
             return gain
+        gain = round(gain + 0.005, 3)
     return None

@@ -1,17 +1,25 @@
-"""Helpers for tests of every kind: configs on free loopback ports and a real SeaweedFS server.
+"""Helpers for tests of every kind: configs on free loopback ports, a real SeaweedFS server, and the `postgame` CLI in
+its own process (with the local stack it starts and stops).
 
 Importable (`from tests.support import make_config`); the fixtures built on them live in tests/conftest.py.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
 
 from postgame.config import Config, load_config
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:
@@ -76,3 +84,33 @@ class SeaweedServer:
         from postgame import runtime
 
         return runtime.store(self.cfg, f"s3://{bucket}")
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """This process's environment for a `postgame` subprocess: no POSTGAME_/PREFECT_/MLFLOW_ variable (the config file
+    decides where the world is), this checkout first on PYTHONPATH, then `extra`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGAME_", "PREFECT_", "MLFLOW_"))}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return {**env, **extra}
+
+
+def postgame_cli(config: Config | Path, *args: str, check: bool = True, env: dict[str, str] | None = None,
+                 timeout: float = 900) -> subprocess.CompletedProcess:
+    """`postgame --config CONFIG ARGS` in its own process; with `check`, a non-zero exit fails with both streams."""
+    path = config.home / "postgame.yaml" if isinstance(config, Config) else config
+    proc = subprocess.run([sys.executable, "-m", "postgame", "--config", str(path), *args], capture_output=True,
+                          text=True, env=cli_env() if env is None else env, timeout=timeout, cwd=ROOT)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"postgame {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+@contextmanager
+def running_stack(cfg: Config, *flags: str, env: dict[str, str] | None = None) -> Iterator[Config]:
+    """The local stack of `cfg` (`postgame up FLAGS`) for the time of the block; `postgame down` after, also when `up`
+    failed half-way."""
+    try:
+        postgame_cli(cfg, "up", *flags, env=env)
+        yield cfg
+    finally:
+        postgame_cli(cfg, "down", check=False, env=env)

@@ -24,6 +24,22 @@ def _cycle(cfg):
     return run_cycle(str(cfg.home / "postgame.yaml"))
 
 
+def _method_auto_must_pick(cfg, dataset_uri: str) -> str:
+    """What `train.method: auto` must choose for this dataset, from the counts its manifest records, by the rule as
+    models/train.py's docstring states it (batch_size 4 here): dpo with >= 4 pairs, else grpo when some prompt's
+    outcomes vary, else sft with >= 4 verified completions, else grpo."""
+    from postgame.runtime import store
+
+    assert cfg.train.method == "auto" and cfg.train.batch_size == 4
+    sha = dataset_uri.rstrip("/").rsplit("/", 1)[-1].removesuffix(".jsonl")
+    made = json.loads(store(cfg).get(f"datasets/{sha}.manifest.json"))
+    if made["dpo_pairs"] >= 4:
+        return "dpo"
+    if made["varied_prompts"] > 0:
+        return "grpo"
+    return "sft" if made["sft_examples"] >= 4 else "grpo"
+
+
 def test_full_cycle_registers_a_champion_traceable_to_its_logs(world, first_cycle):
     from models import registry
     from postgame import ledger
@@ -31,7 +47,9 @@ def test_full_cycle_registers_a_champion_traceable_to_its_logs(world, first_cycl
 
     _, report = first_cycle
     assert report.status == "completed"
-    assert report.train_method in {"grpo", "sft"} and report.train_steps == 1
+    assert report.train_method == _method_auto_must_pick(world, report.dataset_uri) and report.train_steps == 1
+    params = registry.client(world).get_run(registry.get_version(world, report.version).run_id).data.params
+    assert params["method"] == report.train_method  # the run that trained says so too
     assert report.version == "1"
     # No champion to beat: the absolute floor decides; this world sets promote.floor -1, so the first candidate wins
     # (tests/unit/test_promote.py covers floor 0, where one that resolves nothing does not).

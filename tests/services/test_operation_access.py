@@ -5,39 +5,30 @@ file and no command output. One stack for the module."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import uuid
 
 import httpx
 import pytest
 
-from tests.support import free_port, make_config
+from tests.support import cli_env, free_port, make_config, postgame_cli, running_stack
 
 pytestmark = pytest.mark.services
 
 PASSWORD = f"pw-{uuid.uuid4().hex}"
 
 
-def cli(cfg, *args: str, check: bool = True, password: str | None = PASSWORD) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGAME_", "PREFECT_", "MLFLOW_"))}
-    if password is not None:
-        env["POSTGAME_AUTH_PASSWORD"] = password
-    proc = subprocess.run([sys.executable, "-m", "postgame", "--config", str(cfg.home / "postgame.yaml"), *args],
-                          capture_output=True, text=True, env=env, timeout=600)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"postgame {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
-    return proc
+def cli(cfg, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """`postgame` with the password in its environment, as an operator runs it."""
+    return postgame_cli(cfg, *args, check=check, env=cli_env(POSTGAME_AUTH_PASSWORD=PASSWORD))
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     cfg = make_config(tmp_path_factory.mktemp("auth-home"), stack={"start_timeout_s": 300},
                       operate={"runner_port": free_port(), "service_timeout_s": 30})
-    cli(cfg, "up", "--auth")
-    yield cfg
-    cli(cfg, "down", check=False)
+    with running_stack(cfg, "--auth", env=cli_env(POSTGAME_AUTH_PASSWORD=PASSWORD)):
+        yield cfg
 
 
 def _prefect(cfg, auth) -> int:

@@ -9,9 +9,6 @@ tested here is what starts a cycle and how many, not what a cycle learns. One st
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -19,20 +16,12 @@ import uuid
 import httpx
 import pytest
 
-from tests.support import free_port, make_config
+from tests.support import free_port, make_config, running_stack
+from tests.support import postgame_cli as cli
 
 pytestmark = pytest.mark.services
 
 DEBOUNCE_S = 12
-
-
-def cli(cfg, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGAME_", "PREFECT_", "MLFLOW_"))}
-    proc = subprocess.run([sys.executable, "-m", "postgame", "--config", str(cfg.home / "postgame.yaml"), *args],
-                          capture_output=True, text=True, env=env, timeout=600)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"postgame {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
-    return proc
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +30,8 @@ def stack(tmp_path_factory):
     cfg = make_config(home, stack={"start_timeout_s": 300},
                       operate={"runner_port": free_port(), "schedule_cron": "17 4 * * 1", "event_debounce_s": DEBOUNCE_S,
                                "service_timeout_s": 30})
-    cli(cfg, "up", "--serve")
-    yield cfg
-    cli(cfg, "down", check=False)
+    with running_stack(cfg, "--serve"):
+        yield cfg
 
 
 def api(cfg) -> httpx.Client:

@@ -9,7 +9,6 @@ fixed outcomes, so every decision is exact. Tests run in order and share one sta
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -19,26 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.support import make_config
+from tests.support import ROOT, cli_env, make_config, running_stack
+from tests.support import postgame_cli as cli
 
 pytestmark = pytest.mark.services
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def cli(config: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "postgame", "--config", str(config), *args], capture_output=True,
-                          text=True, env=_env(), timeout=300, cwd=ROOT)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"postgame {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGAME_", "PREFECT_", "MLFLOW_"))}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return {**env, **extra}
-
 
 def variant(cfg, name: str, file: str = "", **promote) -> Path:
     """Another config file for the same stack and home: its own registered model and promote settings."""
@@ -52,10 +35,9 @@ def variant(cfg, name: str, file: str = "", **promote) -> Path:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    cfg = make_config(tmp_path_factory.mktemp("promotion-home"))
-    cli(cfg.home / "postgame.yaml", "up")
-    yield cfg
-    cli(cfg.home / "postgame.yaml", "down", check=False)
+    # start_timeout_s as in the other stack modules: on a loaded 2-core machine the servers have needed more than 90 s
+    with running_stack(make_config(tmp_path_factory.mktemp("promotion-home"), stack={"start_timeout_s": 300})) as cfg:
+        yield cfg
 
 
 def load(path: Path):
@@ -240,7 +222,7 @@ def run_flow(cfg, config: Path, version: str) -> subprocess.Popen:
     """The tiny approval flow in its own process, on the stack's Prefect server."""
     api = f"http://127.0.0.1:{cfg.stack.prefect_port}/api"
     return subprocess.Popen([sys.executable, "-c", APPROVAL_FLOW, str(config), version], cwd=ROOT, text=True,
-                            env=_env(PREFECT_API_URL=api), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                            env=cli_env(PREFECT_API_URL=api), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
 def start_flow(cfg, config: Path, version: str) -> tuple[subprocess.Popen, str]:

@@ -6,9 +6,7 @@ Tests in this module run in order and share one stack (starting it costs ~15–4
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import urllib.request
 
 import boto3
@@ -16,29 +14,18 @@ import pytest
 from botocore.exceptions import ClientError
 
 from postgame.runtime import process_alive
-from tests.support import make_config
+from tests.support import make_config, running_stack
+from tests.support import postgame_cli as cli
 
 pytestmark = pytest.mark.services
 
 STAGES = {"ingest", "validate", "curate", "train", "evaluate", "promote"}
 
 
-def cli(cfg, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGAME_", "PREFECT_", "MLFLOW_"))}
-    proc = subprocess.run([sys.executable, "-m", "postgame", "--config", str(cfg.home / "postgame.yaml"), *args],
-                          capture_output=True, text=True, env=env, timeout=900)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"postgame {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
 @pytest.fixture(scope="module")
 def stack_cfg(tmp_path_factory):
-    home = tmp_path_factory.mktemp("stack-home")
-    cfg = make_config(home, **SMALL_WORLD)
-    cli(cfg, "up")
-    yield cfg
-    cli(cfg, "down", check=False)
+    with running_stack(make_config(tmp_path_factory.mktemp("stack-home"), **SMALL_WORLD)) as cfg:
+        yield cfg
 
 
 # A small world so the cycle fits in CI: few tasks, few sessions, short generations.

@@ -12,7 +12,7 @@ from evals.harness import evaluator as evaluator_module
 from evals.harness.cli import register
 from evals.harness.evaluator import _flaky
 from evals.harness.testrun import TestRun
-from tests.harness_fixtures import calc_instance, quick_settings
+from tests.harness_fixtures import CALC_BASE, CALC_TESTS, calc_instance, diff_against, quick_settings
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +132,42 @@ def test_cli_contract(cli, tiny, tmp_path, monkeypatch):
     assert bad.exit_code == 2 and "cannot read" in bad.output
     bad = runner.invoke(cli, [*args[:-4], "--timeout", "-1", "--no-progress"])
     assert bad.exit_code == 2 and "timeout_s" in bad.output
+
+
+# 16 fair coins, and a counter kept in the run's copy of the repository: the coins disagree between two runs with
+# probability 1 - 2**-15 (the factory's flaky verdict uses the same trick); the counter disagrees only if a rerun
+# reused the first run's copy. The sandbox has no state that survives a run, so a test that fails once and then
+# passes cannot be built from inside it.
+COIN_TESTS = "import os\nfrom pathlib import Path\n\n\n" + "".join(
+    f"def test_coin_{i}():\n    assert os.urandom(1)[0] % 2 == 0\n\n\n" for i in range(16)) + (
+    "def test_fresh_copy():\n    counter = Path(__file__).with_name('runs.txt')\n"
+    "    runs = int(counter.read_text()) + 1 if counter.exists() else 1\n"
+    "    counter.write_text(str(runs))\n    assert runs == 1\n")
+
+
+def test_cli_reruns_find_the_flaky_tests(cli, tmp_path, monkeypatch):
+    coins = calc_instance(tmp_path / "coins", instance_id="acme__calc-coins",
+                          test_patch=diff_against(CALC_BASE, {**CALC_TESTS, "tests/test_coin.py": COIN_TESTS}))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("POSTGAME_CONFIG", raising=False)
+    (tmp_path / "i.jsonl").write_text(coins.instance.model_dump_json() + "\n")
+    (tmp_path / "p.jsonl").write_text(json.dumps({"instance_id": coins.instance.instance_id, "model_patch": coins.gold,
+                                                  "model_name_or_path": "m"}) + "\n")
+    args = ["eval", "run", "--instances", "i.jsonl", "--predictions", "p.jsonl", "--repos", str(coins.repos_dir),
+            "--workers", "1", "--timeout", "60", "--json", "--no-progress"]
+
+    def graded(out: str, *extra: str) -> dict:
+        result = CliRunner().invoke(cli, [*args, "--out", out, *extra])
+        assert result.exit_code == 0, result.output
+        return json.loads((tmp_path / out / "report.json").read_text())["instances"][coins.instance.instance_id]
+
+    once = graded("once")  # eval.reruns defaults to 0: one run, nothing to compare
+    assert once["resolved"] and once["flaky_tests"] == []
+    twice = graded("twice", "--reruns", "1")
+    assert twice["resolved"]  # the coins are neither FAIL_TO_PASS nor PASS_TO_PASS: they never decide
+    assert twice["flaky_tests"] and set(twice["flaky_tests"]) <= {f"tests/test_coin.py::test_coin_{i}" for i in range(16)}
+    assert "---- rerun 1: 21 results, infra error: None" in (tmp_path / "twice" / coins.instance.instance_id
+                                                               / "test_output.txt").read_text()
 
 
 def test_rlimits_mode_grades_the_same_and_says_so(tiny):

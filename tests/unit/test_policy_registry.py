@@ -17,9 +17,19 @@ def test_base_policy_is_built_from_a_config_and_a_local_tokenizer(base_policy):
     assert (base_policy / "tokenizer.json").exists()
     policy = Policy(base_policy, name="p", version="base", settings=PolicySettings(max_new_tokens=8))
     first = policy.generate(["def add(a, b):\n"], greedy=True)[0]
-    again = policy.generate(["def add(a, b):\n"], greedy=True)[0]
-    assert first.text == again.text  # greedy decoding is deterministic: evaluation depends on it
     assert first.prompt_tokens > 0 and 0 < first.completion_tokens <= 8 and first.latency_ms > 0
+
+
+def test_greedy_ignores_the_seed_and_sampling_follows_it(base_policy):
+    # Evaluation depends on greedy decoding being deterministic. Every call seeds torch, so comparing two greedy calls
+    # with the same seed would pass with `greedy` ignored; different seeds tell greedy from sampling.
+    policy = Policy(base_policy, name="p", version="base", settings=PolicySettings(max_new_tokens=8))
+    prompts = ["def add(a, b):\n", "x = ", "class Stack:\n    def push(self, item):\n", "import "]
+    greedy = [[g.text for g in policy.generate(prompts, seed=seed, greedy=True)] for seed in (0, 1, 2)]
+    assert greedy[0] == greedy[1] == greedy[2]
+    sampled = [[g.text for g in policy.generate(prompts, seed=seed)] for seed in (0, 1)]
+    assert sampled[0] != sampled[1]  # sampling draws differ with the seed: the greedy check above can fail
+    assert sampled[0] == [g.text for g in policy.generate(prompts, seed=0)]  # and repeat with the same seed
 
 
 def test_register_alias_download_and_load_champion(cfg, base_policy):

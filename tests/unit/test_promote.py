@@ -146,6 +146,9 @@ def test_wilson_and_power_known_values():
     # What the defaults can detect (the settings docstring and README quote these): n = 60, alpha 0.05 one-sided.
     assert detectable_effect(60) == pytest.approx(0.11)
     assert detectable_effect(60, loss_rate=0.02) == pytest.approx(0.145)
+    # Two instances: no outcome is significant, so no gain is detectable (it raised ValueError at gain 1.005 and
+    # crashed `postgame promote` on small worlds).
+    assert detectable_effect(2) is None and detectable_effect(2, loss_rate=0.25) is None
     assert power(60, 0.0) == 0.0 and power(60, 0.5) > 0.999
 
 
