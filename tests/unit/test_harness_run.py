@@ -135,7 +135,7 @@ def test_cli_contract(cli, tiny, tmp_path, monkeypatch):
 
 
 # 16 fair coins, and a counter kept in the run's copy of the repository: the coins disagree between two runs with
-# probability 1 - 2**-15 (the factory's flaky verdict uses the same trick); the counter disagrees only if a rerun
+# probability 1 - 2**-16 (the factory's flaky verdict uses the same trick); the counter disagrees only if a rerun
 # reused the first run's copy. The sandbox has no state that survives a run, so a test that fails once and then
 # passes cannot be built from inside it.
 COIN_TESTS = "import os\nfrom pathlib import Path\n\n\n" + "".join(
