@@ -26,18 +26,16 @@ def _cycle(cfg):
 
 def _method_auto_must_pick(cfg, dataset_uri: str) -> str:
     """What `train.method: auto` must choose for this dataset, from the counts its manifest records, by the rule as
-    models/train.py's docstring states it (batch_size 4 here): dpo with >= 4 pairs, else grpo when some prompt's
-    outcomes vary, else sft with >= 4 verified completions, else grpo."""
+    models/train.py's docstring states it (batch_size 4 here): sft with >= 4 verified completions, else dpo with >= 4
+    pairs, else grpo."""
     from postgame.runtime import store
 
     assert cfg.train.method == "auto" and cfg.train.batch_size == 4
     sha = dataset_uri.rstrip("/").rsplit("/", 1)[-1].removesuffix(".jsonl")
     made = json.loads(store(cfg).get(f"datasets/{sha}.manifest.json"))
-    if made["dpo_pairs"] >= 4:
-        return "dpo"
-    if made["varied_prompts"] > 0:
-        return "grpo"
-    return "sft" if made["sft_examples"] >= 4 else "grpo"
+    if made["sft_examples"] >= 4:
+        return "sft"
+    return "dpo" if made["dpo_pairs"] >= 4 else "grpo"
 
 
 def test_full_cycle_registers_a_champion_traceable_to_its_logs(world, first_cycle):

@@ -81,9 +81,9 @@ def test_unknown_trainer_names_the_valid_ones():
 def test_auto_picks_by_what_the_data_holds():
     s = TrainSettings(batch_size=2, num_generations=2)
     flat = [dict(r, variance=0.0) for r in rows("grpo")]
-    assert choose_method(s, rows("dpo", 2) + rows("sft", 2) + flat) == "dpo"
-    assert choose_method(s, rows("dpo", 1) + rows("sft", 2) + rows("grpo")) == "grpo"  # outcomes vary
-    assert choose_method(s, rows("dpo", 1) + rows("sft", 2) + flat) == "sft"
+    assert choose_method(s, rows("dpo", 2) + rows("sft", 2) + rows("grpo")) == "sft"  # verified answers first
+    assert choose_method(s, rows("dpo", 2) + rows("sft", 1) + rows("grpo")) == "dpo"
+    assert choose_method(s, rows("dpo", 1) + rows("sft", 1) + rows("grpo")) == "grpo"  # outcomes vary
     assert choose_method(s, rows("sft", 1) + flat) == "grpo"
     assert choose_method(TrainSettings(method="sft"), flat) == "sft"
 
