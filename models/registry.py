@@ -125,6 +125,9 @@ def log_policy(cfg: Config, model_dir: Path, *, run_id: str) -> str:
     if active is not None and active.info.run_id == run_id:
         return _log_pyfunc(model_dir)
     resolve(cfg)  # points MLflow at the stack
+    # MLflow refuses to resume a run of another experiment than the process's active one (set by an earlier
+    # set_experiment, e.g. of another command in the same process): make the run's own experiment the active one.
+    mlflow.set_experiment(experiment_id=client(cfg).get_run(run_id).info.experiment_id)
     with mlflow.start_run(run_id=run_id):
         return _log_pyfunc(model_dir)
 
