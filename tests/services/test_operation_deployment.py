@@ -12,6 +12,7 @@ import json
 import threading
 import time
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -116,7 +117,7 @@ def _wait_event_runs(cfg, count: int, timeout: float = 60) -> list[dict]:
 
 
 def test_one_event_starts_one_cycle_and_a_burst_starts_one(stack):
-    from postgame.events import emit_logs_landed
+    from postgame.events import emit_logs_landed, logs_landed_event
     from postgame.runtime import forget
 
     forget()
@@ -127,9 +128,14 @@ def test_one_event_starts_one_cycle_and_a_burst_starts_one(stack):
     wait_final(stack, [started[0]["id"]])
     time.sleep(DEBOUNCE_S + 2)  # the first event's window is over
     assert len(_event_runs(stack)) == 1  # and it started exactly one
-    for n in range(5):
-        assert emit_logs_landed(stack, source="s3://postgame/agent-logs/", objects=10 + n)
-        time.sleep(0.5)
+    # The burst: five events 0.5 s apart by their `occurred` time, posted at once. Prefect buckets a reactive trigger's
+    # events by `occurred`: posted one by one, a slow CI machine once spread the burst past the 12 s window (3 runs).
+    start = datetime.now(UTC) - timedelta(seconds=2.5)  # the last one now: none in the future
+    burst = [logs_landed_event(stack, source="s3://postgame/agent-logs/", objects=10 + n) for n in range(5)]
+    for n, event in enumerate(burst):
+        event["occurred"] = (start + timedelta(seconds=0.5 * n)).isoformat()
+    with api(stack) as c:
+        c.post("events", json=burst).raise_for_status()
     after_burst = _wait_event_runs(stack, 2)
     time.sleep(DEBOUNCE_S + 2)  # every event of the burst has been evaluated
     after_burst = _event_runs(stack)
