@@ -303,8 +303,12 @@ def _build_sft(job: TrainJob, model, tokenizer, common: dict, dataset):
 def _build_dpo(job: TrainJob, model, tokenizer, common: dict, dataset):
     from trl import DPOConfig, DPOTrainer
 
-    args = DPOConfig(**common, beta=job.settings.dpo_beta, max_length=job.policy.max_position_embeddings,
-                     train_sampling_strategy="sequential")
+    s = job.settings
+    # sigmoid = DPO's loss; sft = NLL on the chosen answer, weighted (RPO, Pang et al. 2024): pure DPO pushes both
+    # answers' likelihood down and, on a few pairs, took the base's answer format with it.
+    losses = {"loss_type": ["sigmoid", "sft"], "loss_weights": [1.0, s.dpo_sft_weight]} if s.dpo_sft_weight else {}
+    args = DPOConfig(**common, beta=s.dpo_beta, max_length=job.policy.max_position_embeddings,
+                     train_sampling_strategy="sequential", **losses)
     return _recorded(DPOTrainer)(model=model, args=args, processing_class=tokenizer, peft_config=_peft_config(
         job.settings), train_dataset=dataset.select_columns([EXAMPLE_ID, "prompt", "chosen", "rejected"]))
 

@@ -7,7 +7,9 @@ valid and broken records. It is ~20x faster than `jsonschema` per record, which 
     check_record_flags(record)  # -> (has unknown fields, converted an integral float in place)
 
 Integral floats (`3.0`) are valid JSON Schema integers; they are converted to int in place so that the Parquet
-column stays int64. Messages never quote long values: a quoted value could be a secret cut short of its redaction.
+column stays int64. One divergence from the schema: a number field is a float64 column, so an integer there beyond
+±2**53 that no float64 equals (`9007199254740993`) is a violation, never silently rounded; one a float64 holds exactly
+(`2**60`) is converted to that float. Messages never quote long values: a quoted value could be a secret cut short of its redaction.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ class ContractViolation(ValueError):
 
 Checker = Callable[[Any, list], Any]  # (value, unknown) -> the value, possibly converted; raises ContractViolation.
 # `unknown` collects the paths of objects holding keys the contract does not know (kept, never rejected), and
-# CONVERTED once per integral float turned into an int (ingest's fast path must then build the row in Python).
+# CONVERTED once per integral float turned into an int, or large int into its float (ingest's fast path must then
+# build the row in Python).
 CONVERTED = object()
+EXACT_INT = 2**53  # every integer up to this is a float64 exactly
 
 
 def _json_type(value: Any) -> str:
@@ -104,6 +108,12 @@ def _number(field: Field, path: str) -> Checker:
             raise ContractViolation(path, f"{_show(value)} is below the minimum {minimum}")
         if value > FLOAT_MAX:
             raise ContractViolation(path, f"{_show(value)} is out of range")
+        if kind is int and not -EXACT_INT <= value <= EXACT_INT:  # the column is float64: store it exactly or not
+            if value < -FLOAT_MAX or float(value) != value:
+                raise ContractViolation(path, f"{_show(value)} has no exact float64 value (an integer in a number "
+                                              f"field must lie within ±2**53 or be a float64 exactly)")
+            unknown.append(CONVERTED)
+            return float(value)
         return value
 
     return check

@@ -46,6 +46,10 @@ class TrainSettings(_Section):
     num_generations: int = Field(4, ge=2, description="GRPO completions per prompt (the group).")
     kl_beta: float = Field(0.0, ge=0, description="GRPO KL coefficient (0 = no reference model, as in TRL's default).")
     dpo_beta: float = Field(0.1, gt=0, description="DPO temperature beta (how far from the reference policy).")
+    dpo_sft_weight: float = Field(1.0, ge=0, description="DPO: weight of an NLL term on the chosen answer beside the "
+                                                         "preference loss (TRL loss_type [sigmoid, sft], RPO's "
+                                                         "alpha = 1.0); 0 = pure DPO, which unlearned the base's "
+                                                         "format on our traffic (BENCHMARKS.md).")
     max_prompts: int = Field(8, gt=0, description="GRPO prompts per run (each costs num_generations gradings); "
                                                   "prompts whose traffic outcomes vary come first.")
     save_steps: int = Field(1, gt=0, description="Write an atomic checkpoint every N optimizer steps; a killed run "

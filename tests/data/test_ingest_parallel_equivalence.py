@@ -8,6 +8,7 @@ a session_id reused with other content) plus lines that take each branch between
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -103,6 +104,13 @@ def arrow_branch_lines() -> list[str]:
     out.append(json.dumps(r).replace("\\t", "\t"))
     r = base[13]
     r["usage"]["latency_ms"] = 1234567890123456  # an integer of 16 digits in a number field
+    out.append(json.dumps(r))
+    r = copy.deepcopy(base[13])
+    r["session_id"] += "-big"
+    r["usage"]["latency_ms"] = 2**53 + 1  # no float64 equals it: quarantined (it stopped ingest on both paths)
+    out.append(json.dumps(r))
+    r["session_id"] += "-exact"
+    r["usage"]["latency_ms"] = 2**60  # a float64 exactly: kept, as that float
     out.append(json.dumps(r))
     r = base[14]
     r["messages"][2].pop("name", None)  # name absent or null: both valid

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from postgame.contract import arrow, json_schema, spec
-from postgame.contract.check import ContractViolation, check_record
+from postgame.contract.check import ContractViolation, check_record, check_record_flags
 from postgame.contract.synthetic import sessions
 
 
@@ -104,6 +104,21 @@ def test_checker_names_the_field_and_converts_integral_floats():
     with pytest.raises(ContractViolation) as err:
         check_record(record)
     assert err.value.path == "messages[2].role"
+
+
+def test_a_number_field_takes_a_large_integer_only_when_float64_holds_it_exactly():
+    import pyarrow as pa
+
+    record = next(sessions(1, seed=1))
+    record["usage"]["latency_ms"] = 2**60  # a float64 exactly: stored as that float
+    assert check_record_flags(record) == (False, True) and record["usage"]["latency_ms"] == 2.0**60
+    assert arrow.records_to_table([record]).column("usage").to_pylist()[0]["latency_ms"] == 2.0**60
+    record["usage"]["latency_ms"] = 2**53 + 1  # no float64 equals it: rounding would change the value
+    with pytest.raises(ContractViolation, match="no exact float64") as err:
+        check_record(record)
+    assert err.value.path == "usage.latency_ms"
+    with pytest.raises(pa.ArrowInvalid):  # what ingest hit before: the row builder refused the checked record
+        pa.array([2**53 + 1], pa.float64())
 
 
 def test_checker_never_quotes_a_long_value():

@@ -62,6 +62,15 @@ def test_mode_takes_steps_with_finite_loss_and_a_gradient(method, base_policy, t
     assert any(not (before[k] == after[k]).all() for k in before), "training changed no weight"
 
 
+def test_dpo_adds_the_chosen_answers_nll_by_its_weight(base_policy, tmp_path):
+    # At step 1 the policy is its own reference: DPO's loss is exactly log 2; the NLL term adds the chosen answer's
+    # mean token loss on top (8.2 nats on these toy rows for the base).
+    _, pure = run("dpo", base_policy, tmp_path / "pure", dpo_sft_weight=0.0)
+    _, mixed = run("dpo", base_policy, tmp_path / "mixed", dpo_sft_weight=1.0)
+    assert pure[0][1]["loss"] == pytest.approx(math.log(2), abs=1e-3)
+    assert mixed[0][1]["loss"] - math.log(2) > 1.0, mixed[0][1]["loss"]
+
+
 def test_lora_trains_adapters_and_saves_a_merged_model(base_policy, tmp_path):
     result, steps = run("sft", base_policy, tmp_path, lora=LoraSettings(r=4, alpha=8, target_modules=["q_proj",
                                                                                                        "v_proj"]))
