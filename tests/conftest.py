@@ -40,6 +40,17 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def cli_home(monkeypatch, home: Path) -> Path:
+    """`home` as the world of an in-process `postgame` command (tests.support.postgame_inprocess): POSTGAME_HOME set,
+    no config file or store endpoint from the environment, the working directory there."""
+    monkeypatch.setenv("POSTGAME_HOME", str(home))
+    for name in ("POSTGAME_CONFIG", "AWS_ENDPOINT_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(home)
+    return home
+
+
+@pytest.fixture
 def cfg(home: Path) -> Config:
     return make_config(home)
 

@@ -105,6 +105,22 @@ def postgame_cli(config: Config | Path, *args: str, check: bool = True, env: dic
     return proc
 
 
+def postgame_inprocess(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
+    """`postgame ARGS` in this process, as the console script runs it: (exit code, stdout, stderr). For commands that
+    need no stack; `cli_home` (tests/conftest.py) gives them a home."""
+    from postgame import cli, runtime
+
+    monkeypatch.setattr(sys, "argv", ["postgame", *args])
+    runtime.set_config_path(None)
+    try:
+        cli.main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 @contextmanager
 def running_stack(cfg: Config, *flags: str, env: dict[str, str] | None = None) -> Iterator[Config]:
     """The local stack of `cfg` (`postgame up FLAGS`) for the time of the block; `postgame down` after, also when `up`

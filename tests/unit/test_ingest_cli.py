@@ -3,70 +3,44 @@
 from __future__ import annotations
 
 import json
-import sys
-
-import pytest
 
 from postgame.contract.synthetic import encode, sessions
 from postgame.ingest import is_transient_s3_error
 from postgame.ingest.errors import StoreError
-from tests.support import free_port
+from tests.support import free_port, postgame_inprocess
 
 
-def postgame(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    from postgame import cli, runtime
-
-    monkeypatch.setattr(sys, "argv", ["postgame", *args])
-    runtime.set_config_path(None)
-    try:
-        cli.main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-@pytest.fixture
-def env(monkeypatch, home):
-    monkeypatch.setenv("POSTGAME_HOME", str(home))
-    for name in ("POSTGAME_CONFIG", "AWS_ENDPOINT_URL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(home)
-    return home
-
-
-def test_ingest_json_then_quarantine_ls_and_show(monkeypatch, capsys, env, tmp_path):
+def test_ingest_json_then_quarantine_ls_and_show(monkeypatch, capsys, cli_home, tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()
     (logs / "part-0000.jsonl").write_bytes(encode(sessions(20, seed=1)) + b'{"broken": \n[1]\n')
-    code, out, _ = postgame(monkeypatch, capsys, "ingest", "--source", str(logs), "--json")
+    code, out, _ = postgame_inprocess(monkeypatch, capsys, "ingest", "--source", str(logs), "--json")
     summary = json.loads(out)
     assert code == 0
     assert set(summary) == {"snapshot_id", "snapshot_uri", "objects_read", "objects_skipped", "corrupt_objects",
                             "records_ingested", "duplicates", "quarantined"}
     assert summary["records_ingested"] == 20 and summary["quarantined"] == {"parse": 2, "schema": 0, "too_large": 0}
 
-    code, out, _ = postgame(monkeypatch, capsys, "quarantine", "ls")
+    code, out, _ = postgame_inprocess(monkeypatch, capsys, "quarantine", "ls")
     rows = out.strip().splitlines()
     assert code == 0 and len(rows) == 3 and "part-0000.jsonl:21" in rows[0] and "parse" in rows[0]
     entry = rows[1].split()[0]
-    code, out, _ = postgame(monkeypatch, capsys, "quarantine", "show", entry, "--json")
+    code, out, _ = postgame_inprocess(monkeypatch, capsys, "quarantine", "show", entry, "--json")
     shown = json.loads(out)
     assert shown["line"] == 22 and shown["text"] == "[1]" and shown["reason"] == "parse"
 
 
-def test_unreachable_store_is_one_clear_line_and_exit_1(monkeypatch, capsys, env):
+def test_unreachable_store_is_one_clear_line_and_exit_1(monkeypatch, capsys, cli_home):
     monkeypatch.setenv("POSTGAME_STORE__ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "k")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "s")
-    code, out, err = postgame(monkeypatch, capsys, "ingest", "--source", "s3://logs/agent-logs/")
+    code, out, err = postgame_inprocess(monkeypatch, capsys, "ingest", "--source", "s3://logs/agent-logs/")
     assert code == 1 and out == ""
     assert len(err.strip().splitlines()) == 1 and err.startswith("error: StoreError: ") and "transient" in err
 
 
-def test_missing_source_folder_is_not_transient(monkeypatch, capsys, env, tmp_path):
-    code, _, err = postgame(monkeypatch, capsys, "ingest", "--source", str(tmp_path / "nope"))
+def test_missing_source_folder_is_not_transient(monkeypatch, capsys, cli_home, tmp_path):
+    code, _, err = postgame_inprocess(monkeypatch, capsys, "ingest", "--source", str(tmp_path / "nope"))
     assert code == 1 and "does not exist" in err
 
 

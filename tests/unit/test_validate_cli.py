@@ -4,53 +4,28 @@ exit 1 of one that fails a critical expectation, and a named error for a snapsho
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-import pytest
-
 from postgame.contract.synthetic import encode, sessions
+from tests.support import postgame_inprocess
 
 REPORT_KEYS = {"snapshot_id", "previous_snapshot_id", "drift_note", "passed", "critical_failures", "warnings",
                "results", "metrics", "previous_metrics", "docs_path", "docs_pages", "report_path", "validated_at"}
 
 
-def postgame(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    from postgame import cli, runtime
-
-    monkeypatch.setattr(sys, "argv", ["postgame", *args])
-    runtime.set_config_path(None)
-    try:
-        cli.main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-@pytest.fixture
-def env(monkeypatch, home):
-    monkeypatch.setenv("POSTGAME_HOME", str(home))
-    for name in ("POSTGAME_CONFIG", "AWS_ENDPOINT_URL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(home)
-    return home
-
-
 def ingest(monkeypatch, capsys, logs: Path) -> str:
-    code, out, err = postgame(monkeypatch, capsys, "ingest", "--source", str(logs), "--json")
+    code, out, err = postgame_inprocess(monkeypatch, capsys, "ingest", "--source", str(logs), "--json")
     assert code == 0, err
     return json.loads(out)["snapshot_id"]
 
 
-def test_validate_json_round_trip(monkeypatch, capsys, env, tmp_path):
+def test_validate_json_round_trip(monkeypatch, capsys, cli_home, tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()
     (logs / "part-0000.jsonl").write_bytes(encode(sessions(30, seed=1)))
     good = ingest(monkeypatch, capsys, logs)
 
-    code, out, err = postgame(monkeypatch, capsys, "validate", "--snapshot", good[:12], "--json")
+    code, out, err = postgame_inprocess(monkeypatch, capsys, "validate", "--snapshot", good[:12], "--json")
     report = json.loads(out)  # stdout is the report and nothing else
     assert code == 0, err
     assert set(report) == REPORT_KEYS
@@ -62,7 +37,7 @@ def test_validate_json_round_trip(monkeypatch, capsys, env, tmp_path):
     # 9 lines of garbage and one record: the quarantine rate (critical) fails; the report still comes, with exit 1.
     (logs / "part-0001.jsonl").write_bytes(b"{not json\n" * 9 + encode(sessions(1, seed=2)))
     bad = ingest(monkeypatch, capsys, logs)
-    code, out, err = postgame(monkeypatch, capsys, "validate", "--json")  # latest
+    code, out, err = postgame_inprocess(monkeypatch, capsys, "validate", "--json")  # latest
     report = json.loads(out)
     assert code == 1
     assert report["snapshot_id"] == bad and report["previous_snapshot_id"] == good and report["passed"] is False
@@ -71,11 +46,11 @@ def test_validate_json_round_trip(monkeypatch, capsys, env, tmp_path):
     assert err.startswith(f"error: DataValidationError: snapshot {bad[:12]} failed 1 critical expectation(s): {failed}")
 
 
-def test_unknown_snapshot_is_a_named_error(monkeypatch, capsys, env, tmp_path):
+def test_unknown_snapshot_is_a_named_error(monkeypatch, capsys, cli_home, tmp_path):
     logs = tmp_path / "logs"
     logs.mkdir()
     (logs / "part-0000.jsonl").write_bytes(encode(sessions(5, seed=1)))
     ingest(monkeypatch, capsys, logs)
-    code, out, err = postgame(monkeypatch, capsys, "validate", "--snapshot", "ffffffffffff", "--json")
+    code, out, err = postgame_inprocess(monkeypatch, capsys, "validate", "--snapshot", "ffffffffffff", "--json")
     assert code == 1 and out == ""
     assert err.startswith("error: PostgameError: no snapshot 'ffffffffffff' in ") and "Traceback" not in err
