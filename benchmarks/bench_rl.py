@@ -2,7 +2,8 @@
 by more than the spread across seeds, and what does continued SFT at equal compute do beside it?
 
     POSTGAME_HOME=.postgame-rl OMP_NUM_THREADS=2 .venv/bin/python benchmarks/bench_rl.py \
-        [--seeds 0,1,2] [--sessions 300] [--rl dpo|grpo] [--steps 30] [--limit N] [--json] [--png FILE]
+        [--seeds 0,1,2] [--sessions 300] [--rl dpo|grpo] [--steps 30] [--snapshot ID,ID] [--limit N] [--json]
+        [--png FILE]
 
 Everything runs through the product's own commands in one home (folder store, sqlite MLflow, no servers; the base
 is the serving policy because nothing is promoted). Per seed S:
@@ -51,24 +52,32 @@ def pass_at_1(cfg, model_dir: str, tag: str, out: Path, limit: int | None) -> tu
     return scores.pass_at_1, scores.instances
 
 
-def traffic(args, seed: int) -> tuple[str, int]:
-    """The serving policy's traffic, ingested: (snapshot id, sessions resolved)."""
+def traffic(args, seed: int) -> tuple[list[str], int]:
+    """The serving policy's traffic, ingested: ([snapshot id], sessions resolved)."""
     sim = postgame("simulate", "--sessions", str(args.sessions), "--seed", str(seed))
-    return postgame("ingest")["snapshot_id"], sim["outcomes"].get("resolved", 0)
+    return [postgame("ingest")["snapshot_id"]], sim["outcomes"].get("resolved", 0)
 
 
-def run_seed(cfg, seed: int, args, out: Path, shared: tuple[str, int] | None) -> dict:
+def resolved_sessions(cfg, snapshots: list[str]) -> int:
+    """Sessions of these snapshots whose outcome is `resolved` (the traffic's successes)."""
+    from postgame.ingest.catalog import load_snapshot
+
+    statuses = [load_snapshot(s, cfg=cfg, columns=["outcome"]).column("outcome").combine_chunks().field("status")
+                for s in snapshots]
+    return sum(status == "resolved" for column in statuses for status in column.to_pylist())
+
+
+def run_seed(cfg, seed: int, args, out: Path, shared: tuple[list[str], int] | None) -> dict:
     t0 = time.monotonic()
-    snapshot, resolved = shared or traffic(args, seed)
-    rl = postgame("train", "--mode", args.rl, "--snapshot", snapshot, "--max-steps", str(args.steps),
-                  "--seed", str(seed))
-    probe = postgame("train", "--mode", "sft", "--snapshot", snapshot, "--max-steps", "3", "--seed", str(seed))
+    snapshots, resolved = shared or traffic(args, seed)
+    on = [a for s in snapshots for a in ("--snapshot", s)]
+    rl = postgame("train", "--mode", args.rl, *on, "--max-steps", str(args.steps), "--seed", str(seed))
+    probe = postgame("train", "--mode", "sft", *on, "--max-steps", "3", "--seed", str(seed))
     per_step = probe["cost"]["cpu_s"] / max(1, probe["steps"])
     sft_steps = max(1, round(rl["cost"]["cpu_s"] / per_step))
-    sft = postgame("train", "--mode", "sft", "--snapshot", snapshot, "--max-steps", str(sft_steps),
-                   "--seed", str(seed))
+    sft = postgame("train", "--mode", "sft", *on, "--max-steps", str(sft_steps), "--seed", str(seed))
     row = {"seed": seed, "sessions": args.sessions, "resolved_traffic": resolved,
-           "snapshot": snapshot, "rl_steps": rl["steps"], "rl_cpu_s": round(rl["cost"]["cpu_s"], 1),
+           "snapshots": snapshots, "rl_steps": rl["steps"], "rl_cpu_s": round(rl["cost"]["cpu_s"], 1),
            "sft_steps": sft["steps"], "sft_cpu_s": round(sft["cost"]["cpu_s"], 1)}
     for name, result in (("rl", rl), ("sft", sft)):
         model_dir = candidate_dir(cfg, result["run_id"])
@@ -92,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rl", choices=("dpo", "grpo"), default="dpo")
     parser.add_argument("--steps", type=int, default=30, help="RL optimizer steps per seed.")
     parser.add_argument("--limit", type=int, default=0, help="Score the first N indomain tasks (0 = all).")
-    parser.add_argument("--snapshot", default="", help="Train every seed on this ingested snapshot (no new traffic).")
+    parser.add_argument("--snapshot", default="", help="Train every seed on these ingested snapshots, comma-separated "
+                                                        "(no new traffic).")
     parser.add_argument("--shared-traffic", action="store_true", help="One traffic snapshot (seed 0) for every seed: "
                                                                       "the seeds then vary training only.")
     parser.add_argument("--json", action="store_true")
@@ -109,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.json:
         print(f"base: indomain pass@1 {base:.1%} (n={n})", flush=True)
     rows = []
-    shared = (args.snapshot, -1) if args.snapshot else traffic(args, 0) if args.shared_traffic else None
+    given = [s for s in args.snapshot.split(",") if s]
+    shared = (given, resolved_sessions(cfg, given)) if given else traffic(args, 0) if args.shared_traffic else None
     for seed in [int(s) for s in args.seeds.split(",") if s]:
         rows.append(run_seed(cfg, seed, args, out, shared))
         if not args.json:
