@@ -141,6 +141,14 @@ def rows_of(rows: list[dict], kind: str) -> list[dict]:
     return [r for r in rows if r.get("kind") == kind]
 
 
+def snapshots_to_learn(cfg: Config, claimed: list[str]) -> list[str]:
+    """The snapshots a cycle learns from: the newest `curate.replay_snapshots` that earlier cycles trained on, then
+    the ones it claimed."""
+    from postgame import ledger
+
+    return [s for s in ledger.recently_trained(cfg, cfg.curate.replay_snapshots) if s not in claimed] + list(claimed)
+
+
 def curate_snapshots(cfg: Config, snapshot_ids: list[str], splits: dict[str, str]) -> CuratedDataset:
     """The training set of these snapshots; `splits` maps each task's instance id to its split."""
     from postgame.contract.arrow import to_record

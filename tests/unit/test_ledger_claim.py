@@ -58,3 +58,40 @@ def test_recording_a_snapshot_releases_its_claims(cfg):
     assert ledger.claim(cfg, ["snap-a"], "run-1") == ["snap-a"]
     ledger.record(cfg, ["snap-a"], "trained", "version 1")
     assert list(store(cfg).list(f"{cfg.ingest.state_prefix}claims/snap-a/")) == []
+
+
+def test_recently_trained_is_the_newest_trained_snapshots_in_ingest_order(cfg, tmp_path):
+    from postgame.contract.synthetic import encode, sessions
+    from postgame.ingest.pipeline import run_ingest
+
+    logs = tmp_path / "logs"
+    ids = []
+    for n in range(4):
+        (logs / f"day-{n}").mkdir(parents=True)
+        (logs / f"day-{n}" / "part-0.jsonl").write_bytes(encode(list(sessions(3, seed=n))))
+        ids.append(run_ingest(str(logs), cfg=cfg).snapshot_id)
+    ledger.record(cfg, [ids[2]], "trained", "version 2")  # recorded first, yet ingested after ids[0]
+    ledger.record(cfg, [ids[0]], "trained", "version 1")
+    ledger.record(cfg, [ids[1]], "rejected", "failed validation")  # never replayed
+    assert ledger.recently_trained(cfg, 0) == []
+    assert ledger.recently_trained(cfg, 1) == [ids[2]]
+    assert ledger.recently_trained(cfg, 5) == [ids[0], ids[2]]
+    assert ledger.pending(cfg) == [ids[3]]
+
+
+def test_a_cycle_learns_from_replayed_snapshots_before_the_claimed_ones(cfg, tmp_path):
+    from postgame.contract.synthetic import encode, sessions
+    from postgame.curate import snapshots_to_learn
+    from postgame.ingest.pipeline import run_ingest
+
+    logs = tmp_path / "logs"
+    ids = []
+    for n in range(3):
+        (logs / f"day-{n}").mkdir(parents=True)
+        (logs / f"day-{n}" / "part-0.jsonl").write_bytes(encode(list(sessions(3, seed=n))))
+        ids.append(run_ingest(str(logs), cfg=cfg).snapshot_id)
+    ledger.record(cfg, ids[:2], "trained", "version 1")
+    assert snapshots_to_learn(cfg, [ids[2]]) == [ids[2]]  # replay_snapshots: 0 (the default)
+    cfg = cfg.model_copy(update={"curate": cfg.curate.model_copy(update={"replay_snapshots": 1})})
+    assert snapshots_to_learn(cfg, [ids[2]]) == [ids[1], ids[2]]
+    assert snapshots_to_learn(cfg, [ids[1], ids[2]]) == [ids[1], ids[2]]  # never twice
