@@ -13,7 +13,7 @@ is the serving policy because nothing is promoted). Per seed S:
 2. `postgame ingest` → that traffic's snapshot;
 3. RL: `postgame train --mode dpo|grpo --snapshot ID --max-steps K --seed S` (curate → TRL, the cycle's path);
 4. continued SFT at equal compute: `postgame train --mode sft` on the same snapshot (its verified completions), with
-   as many steps as fit in the RL run's CPU seconds (per-step cost from a 3-step SFT probe);
+   as many steps as fit in the RL run's CPU seconds (per-step and fixed cost from SFT probes of 3 and 9 steps);
 5. in-domain held-out pass@1 (greedy, graded by the harness) of the RL and SFT models; the base once (greedy is
    deterministic).
 The bar (issue 10): mean RL pass@1 - base > the spread (max - min) of RL pass@1 across seeds.
@@ -52,31 +52,35 @@ def pass_at_1(cfg, model_dir: str, tag: str, out: Path, limit: int | None) -> tu
     return scores.pass_at_1, scores.instances
 
 
-def traffic(args, seed: int) -> tuple[list[str], int]:
-    """The serving policy's traffic, ingested: ([snapshot id], sessions resolved)."""
+def traffic(args, seed: int) -> tuple[list[str], int, int]:
+    """The serving policy's traffic, ingested: ([snapshot id], sessions, sessions resolved)."""
     sim = postgame("simulate", "--sessions", str(args.sessions), "--seed", str(seed))
-    return [postgame("ingest")["snapshot_id"]], sim["outcomes"].get("resolved", 0)
+    return [postgame("ingest")["snapshot_id"]], args.sessions, sim["outcomes"].get("resolved", 0)
 
 
-def resolved_sessions(cfg, snapshots: list[str]) -> int:
-    """Sessions of these snapshots whose outcome is `resolved` (the traffic's successes)."""
+def snapshot_outcomes(cfg, snapshots: list[str]) -> tuple[int, int]:
+    """(sessions, sessions resolved) of these snapshots: the traffic and its successes."""
     from postgame.ingest.catalog import load_snapshot
 
     statuses = [load_snapshot(s, cfg=cfg, columns=["outcome"]).column("outcome").combine_chunks().field("status")
                 for s in snapshots]
-    return sum(status == "resolved" for column in statuses for status in column.to_pylist())
+    return (sum(len(c) for c in statuses),
+            sum(status == "resolved" for column in statuses for status in column.to_pylist()))
 
 
-def run_seed(cfg, seed: int, args, out: Path, shared: tuple[list[str], int] | None) -> dict:
+def run_seed(cfg, seed: int, args, out: Path, shared: tuple[list[str], int, int] | None) -> dict:
     t0 = time.monotonic()
-    snapshots, resolved = shared or traffic(args, seed)
+    snapshots, sessions, resolved = shared or traffic(args, seed)
     on = [a for s in snapshots for a in ("--snapshot", s)]
     rl = postgame("train", "--mode", args.rl, *on, "--max-steps", str(args.steps), "--seed", str(seed))
-    probe = postgame("train", "--mode", "sft", *on, "--max-steps", "3", "--seed", str(seed))
-    per_step = probe["cost"]["cpu_s"] / max(1, probe["steps"])
-    sft_steps = max(1, round(rl["cost"]["cpu_s"] / per_step))
+    # SFT's CPU per step from two probes (3 and 9 steps): the difference leaves out the fixed cost of a run.
+    short, long = (postgame("train", "--mode", "sft", *on, "--max-steps", str(n), "--seed", str(seed))
+                   for n in (3, 9))
+    per_step = max(1e-3, (long["cost"]["cpu_s"] - short["cost"]["cpu_s"]) / (long["steps"] - short["steps"]))
+    fixed = max(0.0, short["cost"]["cpu_s"] - short["steps"] * per_step)
+    sft_steps = max(1, round((rl["cost"]["cpu_s"] - fixed) / per_step))
     sft = postgame("train", "--mode", "sft", *on, "--max-steps", str(sft_steps), "--seed", str(seed))
-    row = {"seed": seed, "sessions": args.sessions, "resolved_traffic": resolved,
+    row = {"seed": seed, "sessions": sessions, "resolved_traffic": resolved,
            "snapshots": snapshots, "rl_steps": rl["steps"], "rl_cpu_s": round(rl["cost"]["cpu_s"], 1),
            "sft_steps": sft["steps"], "sft_cpu_s": round(sft["cost"]["cpu_s"], 1)}
     for name, result in (("rl", rl), ("sft", sft)):
@@ -120,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"base: indomain pass@1 {base:.1%} (n={n})", flush=True)
     rows = []
     given = [s for s in args.snapshot.split(",") if s]
-    shared = (given, resolved_sessions(cfg, given)) if given else traffic(args, 0) if args.shared_traffic else None
+    shared = (given, *snapshot_outcomes(cfg, given)) if given else traffic(args, 0) if args.shared_traffic else None
     for seed in [int(s) for s in args.seeds.split(",") if s]:
         rows.append(run_seed(cfg, seed, args, out, shared))
         if not args.json:

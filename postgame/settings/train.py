@@ -48,7 +48,8 @@ class TrainSettings(_Section):
                                                  "num_generations).")
     num_generations: int = Field(4, ge=2, description="GRPO completions per prompt (the group).")
     kl_beta: float = Field(0.0, ge=0, description="GRPO KL coefficient (0 = no reference model, as in TRL's default).")
-    dpo_beta: float = Field(0.1, gt=0, description="DPO temperature beta (how far from the reference policy).")
+    dpo_beta: float = Field(0.5, gt=0, description="DPO temperature beta (how far from the reference policy; 0.5 "
+                                                   "beat 0.1 on our traffic, BENCHMARKS.md).")
     dpo_sft_weight: float = Field(1.0, ge=0, description="DPO: weight of an NLL term on the chosen answer beside the "
                                                          "preference loss (TRL loss_type [sigmoid, sft], RPO's "
                                                          "alpha = 1.0); 0 = pure DPO, which unlearned the base's "
