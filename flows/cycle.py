@@ -9,6 +9,9 @@ in-process on Prefect's ephemeral API, a SQLite MLflow store and a folder as the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from prefect import flow
 from prefect.runtime import flow_run
 
@@ -70,6 +73,35 @@ def run_cycle(config_path: str | None = None, source: str | None = None) -> Cycl
     from tasks.resume import save_result_storage
 
     cfg = load_config(config_path)
-    with temporary_settings(updates=prefect_settings(cfg)):
+    updates = prefect_settings(cfg)
+    with temporary_settings(updates=updates), _in_environment(updates):
         save_result_storage(cfg)
         return continuous_cycle(source=source, config_path=str(config_path) if config_path else None)
+
+
+@contextmanager
+def _in_environment(updates: dict) -> Iterator[None]:
+    """The same settings process-wide for the block: in os.environ and in Prefect's global settings context, which
+    threads Prefect starts see instead of the caller's context. Without them the process pool's event-forwarding
+    thread started a temporary server of its own and sent the workers' task runs there, where their flow run does
+    not exist (the stack's UI never showed them; the log filled with FOREIGN KEY errors)."""
+    import os
+
+    from prefect.context import refresh_global_settings_context
+
+    saved = {setting.name: os.environ.get(setting.name) for setting in updates}
+    for setting, value in updates.items():
+        if value is None:
+            os.environ.pop(setting.name, None)
+        else:
+            os.environ[setting.name] = str(value)
+    refresh_global_settings_context()
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        refresh_global_settings_context()
