@@ -15,7 +15,7 @@ class DemoSettings(BaseModel):
     cycles: int = Field(3, ge=1, description="Rounds of traffic → cycle. 3 takes about 20 minutes on 2 cores after "
                                              "set-up with the default world (the first round also builds nothing "
                                              "that is cached).")
-    sessions: int = Field(48, ge=1, description="Simulated production sessions per round, before each cycle.")
+    sessions: int = Field(96, ge=1, description="Simulated production sessions per round, before each cycle.")
     log_file: str = Field("logs/postgame.log", description="Library warnings, TRL's per-step logs and MLflow's run "
                                                            "links go here (relative to home), not to the console.")
 

@@ -19,9 +19,10 @@ class CurateSettings(_Section):
     max_examples: int = Field(512, gt=0, description="At most this many rows of each kind (sft, dpo, grpo).")
     max_pairs_per_task: int = Field(4, gt=0, description="DPO: at most this many (chosen, rejected) pairs per "
                                                          "instance.")
-    replay_snapshots: int = Field(0, ge=0, description="Also learn from the newest N snapshots earlier cycles "
-                                                       "trained on (their verified traffic is still good data); 0 = "
-                                                       "only the pending snapshots the cycle claimed.")
+    replay_snapshots: int = Field(4, ge=0, description="Also learn from the newest N snapshots earlier cycles "
+                                                       "trained on (their verified traffic is still good data, and a "
+                                                       "rejected candidate's traffic is not wasted); 0 = only the "
+                                                       "pending snapshots the cycle claimed.")
 
 
 class LoraSettings(_Section):

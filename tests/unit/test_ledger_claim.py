@@ -91,7 +91,9 @@ def test_a_cycle_learns_from_replayed_snapshots_before_the_claimed_ones(cfg, tmp
         (logs / f"day-{n}" / "part-0.jsonl").write_bytes(encode(list(sessions(3, seed=n))))
         ids.append(run_ingest(str(logs), cfg=cfg).snapshot_id)
     ledger.record(cfg, ids[:2], "trained", "version 1")
-    assert snapshots_to_learn(cfg, [ids[2]]) == [ids[2]]  # replay_snapshots: 0 (the default)
+    assert snapshots_to_learn(cfg, [ids[2]]) == [ids[0], ids[1], ids[2]]  # replay_snapshots: 4 (the default)
+    cfg = cfg.model_copy(update={"curate": cfg.curate.model_copy(update={"replay_snapshots": 0})})
+    assert snapshots_to_learn(cfg, [ids[2]]) == [ids[2]]
     cfg = cfg.model_copy(update={"curate": cfg.curate.model_copy(update={"replay_snapshots": 1})})
     assert snapshots_to_learn(cfg, [ids[2]]) == [ids[1], ids[2]]
     assert snapshots_to_learn(cfg, [ids[1], ids[2]]) == [ids[1], ids[2]]  # never twice
