@@ -122,13 +122,12 @@ def pending(cfg: Config) -> list[str]:
 
 def recently_trained(cfg: Config, n: int) -> list[str]:
     """The newest `n` snapshots (by ingest order) that a cycle has trained on, oldest first; [] for n = 0."""
-    if n <= 0:
-        return []
     from postgame.ingest import list_snapshots
-    from postgame.runtime import store
 
-    s = store(cfg)
-    trained = {info.key.rsplit("/", 1)[-1].removesuffix(".json")
-               for info in s.list(f"{cfg.ingest.state_prefix}ledger/")
-               if json.loads(s.get(info.key))["status"] == "trained"}
-    return [m.snapshot_id for m in list_snapshots(cfg=cfg) if m.snapshot_id in trained][-n:]
+    found: list[str] = []
+    for manifest in reversed(list_snapshots(cfg=cfg)):  # newest first: stop after n (one ledger read each)
+        if len(found) >= n:
+            break
+        if status(cfg, manifest.snapshot_id) == "trained":
+            found.append(manifest.snapshot_id)
+    return found[::-1]

@@ -60,16 +60,21 @@ def test_recording_a_snapshot_releases_its_claims(cfg):
     assert list(store(cfg).list(f"{cfg.ingest.state_prefix}claims/snap-a/")) == []
 
 
-def test_recently_trained_is_the_newest_trained_snapshots_in_ingest_order(cfg, tmp_path):
+def ingest_days(cfg, logs, days: int) -> list[str]:
+    """`days` snapshots, one a day of 3 synthetic sessions, ingested in order: their ids."""
     from postgame.contract.synthetic import encode, sessions
     from postgame.ingest.pipeline import run_ingest
 
-    logs = tmp_path / "logs"
     ids = []
-    for n in range(4):
+    for n in range(days):
         (logs / f"day-{n}").mkdir(parents=True)
         (logs / f"day-{n}" / "part-0.jsonl").write_bytes(encode(list(sessions(3, seed=n))))
         ids.append(run_ingest(str(logs), cfg=cfg).snapshot_id)
+    return ids
+
+
+def test_recently_trained_is_the_newest_trained_snapshots_in_ingest_order(cfg, tmp_path):
+    ids = ingest_days(cfg, tmp_path / "logs", 4)
     ledger.record(cfg, [ids[2]], "trained", "version 2")  # recorded first, yet ingested after ids[0]
     ledger.record(cfg, [ids[0]], "trained", "version 1")
     ledger.record(cfg, [ids[1]], "rejected", "failed validation")  # never replayed
@@ -80,16 +85,9 @@ def test_recently_trained_is_the_newest_trained_snapshots_in_ingest_order(cfg, t
 
 
 def test_a_cycle_learns_from_replayed_snapshots_before_the_claimed_ones(cfg, tmp_path):
-    from postgame.contract.synthetic import encode, sessions
     from postgame.curate import snapshots_to_learn
-    from postgame.ingest.pipeline import run_ingest
 
-    logs = tmp_path / "logs"
-    ids = []
-    for n in range(3):
-        (logs / f"day-{n}").mkdir(parents=True)
-        (logs / f"day-{n}" / "part-0.jsonl").write_bytes(encode(list(sessions(3, seed=n))))
-        ids.append(run_ingest(str(logs), cfg=cfg).snapshot_id)
+    ids = ingest_days(cfg, tmp_path / "logs", 3)
     ledger.record(cfg, ids[:2], "trained", "version 1")
     assert snapshots_to_learn(cfg, [ids[2]]) == [ids[0], ids[1], ids[2]]  # replay_snapshots: 4 (the default)
     cfg = cfg.model_copy(update={"curate": cfg.curate.model_copy(update={"replay_snapshots": 0})})
