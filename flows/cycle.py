@@ -68,26 +68,26 @@ def prefect_settings(cfg: Config) -> dict:
 
 def run_cycle(config_path: str | None = None, source: str | None = None) -> CycleReport:
     """Run one cycle in this process against the stack (if up) or in-process. Returns the cycle report."""
-    from prefect.settings import temporary_settings
 
     from tasks.resume import save_result_storage
 
     cfg = load_config(config_path)
-    updates = prefect_settings(cfg)
-    with temporary_settings(updates=updates), _in_environment(updates):
+    with process_wide_settings(prefect_settings(cfg)):
         save_result_storage(cfg)
         return continuous_cycle(source=source, config_path=str(config_path) if config_path else None)
 
 
 @contextmanager
-def _in_environment(updates: dict) -> Iterator[None]:
-    """The same settings process-wide for the block: in os.environ and in Prefect's global settings context, which
-    threads Prefect starts see instead of the caller's context. Without them the process pool's event-forwarding
-    thread started a temporary server of its own and sent the workers' task runs there, where their flow run does
-    not exist (the stack's UI never showed them; the log filled with FOREIGN KEY errors)."""
+def process_wide_settings(updates: dict) -> Iterator[None]:
+    """Prefect settings for the block, process-wide: the settings context, os.environ (subprocesses: served flow
+    runs, pool workers) and Prefect's global settings context, which threads Prefect starts see instead of the
+    caller's context. Without the last two the process pool's event-forwarding thread started a temporary server of
+    its own and sent the workers' task runs there, where their flow run does not exist (the stack's UI never showed
+    them; the log filled with FOREIGN KEY errors)."""
     import os
 
     from prefect.context import refresh_global_settings_context
+    from prefect.settings import temporary_settings
 
     saved = {setting.name: os.environ.get(setting.name) for setting in updates}
     for setting, value in updates.items():
@@ -97,7 +97,8 @@ def _in_environment(updates: dict) -> Iterator[None]:
             os.environ[setting.name] = str(value)
     refresh_global_settings_context()
     try:
-        yield
+        with temporary_settings(updates=updates):
+            yield
     finally:
         for name, value in saved.items():
             if value is None:

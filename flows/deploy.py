@@ -86,17 +86,13 @@ def client_settings(cfg: Config) -> dict:
 def serve(cfg: Config, config_path: str | None, *, webserver: bool = False) -> None:
     """Register the deployment and run its flow runs until stopped (SIGTERM/Ctrl-C). `webserver`: the runner's
     /health on PREFECT_RUNNER_SERVER_HOST/PORT (read from the environment at start; `postgame up --serve` sets them)."""
-    import os
-
     from prefect import serve as prefect_serve
-    from prefect.settings import temporary_settings
 
+    from flows.cycle import process_wide_settings
     from tasks.resume import save_result_storage
 
-    updates = client_settings(cfg)
     # flow runs are subprocesses of the runner: they find the API (and the auth string) in the environment
-    os.environ.update({s.name: str(v) for s, v in updates.items()})
-    with temporary_settings(updates=updates):
+    with process_wide_settings(client_settings(cfg)):
         save_result_storage(cfg)
         prefect_serve(to_deployment(cfg, config_path), pause_on_shutdown=False, webserver=webserver)
 
