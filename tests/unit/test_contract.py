@@ -107,8 +107,6 @@ def test_checker_names_the_field_and_converts_integral_floats():
 
 
 def test_a_number_field_takes_a_large_integer_only_when_float64_holds_it_exactly():
-    import pyarrow as pa
-
     record = next(sessions(1, seed=1))
     record["usage"]["latency_ms"] = 2**60  # a float64 exactly: stored as that float
     assert check_record_flags(record) == (False, True) and record["usage"]["latency_ms"] == 2.0**60
@@ -116,9 +114,7 @@ def test_a_number_field_takes_a_large_integer_only_when_float64_holds_it_exactly
     record["usage"]["latency_ms"] = 2**53 + 1  # no float64 equals it: rounding would change the value
     with pytest.raises(ContractViolation, match="no exact float64") as err:
         check_record(record)
-    assert err.value.path == "usage.latency_ms"
-    with pytest.raises(pa.ArrowInvalid):  # what ingest hit before: the row builder refused the checked record
-        pa.array([2**53 + 1], pa.float64())
+    assert err.value.path == "usage.latency_ms"  # before: checked, then refused by the row builder (ArrowInvalid)
 
 
 def test_checker_never_quotes_a_long_value():
