@@ -1,50 +1,47 @@
-"""Which lines of a block need the exact (slow) path: one pass of compiled scans over the whole block, no per-line
-Python regex.
+"""Which lines of a block need the exact (slow) path: a few compiled scans over the whole block, no per-line
+Python work.
 
     slow = needs_slow_path(block, starts)   # block = lines joined by b"\\n"; starts[i] = offset of line i
 
 A line is sent to the exact path (`postgame.ingest.lines.parse_line`) when any redaction guard *could* fire on it
 (`redact.rules_for` would return a rule), or when the fast JSON parser could read it differently from `json`:
 - a `\\u` escape (could spell anything: every rule applies), `PRIVATE KEY`, an AWS key prefix, `secret` / `bearer`
-  in any case, a GitHub token prefix, an `@` that `_userinfo_like` or `_address_like` could accept;
+  in any ASCII case, a GitHub token prefix, an `@` that `_userinfo_like` or `_address_like` could accept;
 - a run of 16+ digits (orjson reads integers beyond 64 bits as floats, `json` as ints; Arrow reads an integer in a
   number field as a float, which is the exact value only below 2**53, about 9e15).
 Every test here is a superset of the guard it stands for (a flagged line that turns out clean costs only time), so
-a line left unflagged is one on which `rules_for` returns no rule: the redaction is exactly today's. The scans are
-bytes.find / numpy over the block (C speed); only flagged lines cost Python work.
+a line left unflagged is one on which `rules_for` returns no rule: the redaction is exactly today's.
+
+How, and why so: the scans run per line over an Arrow binary array that views the block (no copy). The literal-led
+patterns go through RE2 (`pyarrow.compute.match_substring_regex`), which skips to the pattern's first byte with
+memchr: ~10 GB/s, against ~1 GB/s for `bytes.find` (which also had to restart after every hit); `secret` / `bearer`
+caseless through RE2 too; digit runs and `@` signs are numpy over the bytes. One 21 MB object (10,000 sessions):
+~0.2 s with `bytes.find`, `bytes.lower`, `re` and numpy diff/nonzero scans over every byte; ~0.06 s so.
 """
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_right
-
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
-_NEEDLES = (b"\\u", b"PRIVATE KEY")
-# One scan each, keyed on a literal first byte the regex engine skips to: the AWS key prefixes, the GitHub prefixes.
-_PATTERNS = (re.compile(rb"A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)"),
-             re.compile(rb"gh(?:[pousr]_|ithub_pat_)"))
-_LOWER_NEEDLES = (b"secret", b"bearer")
+# Each led by a literal byte RE2 skips to: `\u` escapes, a PEM block, the AWS key prefixes, the GitHub prefixes.
+_LITERAL_LED = (r"\\u", "PRIVATE KEY", "A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)", "g(?:h[pousr]_|ithub_pat_)")
+_CASELESS = ("secret", "bearer")  # in any case (RE2 folds at least the ASCII letters)
 _LONG_NUMBER = 16  # digits in a row
+_ALL_DIGITS = np.uint64(0x0101010101010101)  # eight digit flags (one byte each) read as one word
 
 
-def _mark(block: bytes, starts: list[int], needle: bytes, slow: np.ndarray) -> None:
-    """Flag each line holding `needle`; after a hit, jump to the next line (one find per flagged line)."""
-    at = block.find(needle)
-    while at != -1:
-        line = bisect_right(starts, at) - 1
-        slow[line] = True
-        nxt = starts[line + 1] if line + 1 < len(starts) else len(block)
-        at = block.find(needle, nxt)
+def _lines(block: bytes, starts: list[int]) -> pa.BinaryArray:
+    """The lines of `block` as a binary array over the block's own bytes (each but the last ends with its b"\\n")."""
+    offsets = np.empty(len(starts) + 1, np.int32)
+    offsets[:-1] = starts
+    offsets[-1] = len(block)
+    return pa.BinaryArray.from_buffers(pa.binary(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(block)])
 
 
-def _mark_pattern(block: bytes, starts: list[int], pattern: re.Pattern, slow: np.ndarray) -> None:
-    found = pattern.search(block)
-    while found is not None:
-        line = bisect_right(starts, found.start()) - 1
-        slow[line] = True
-        found = pattern.search(block, starts[line + 1] if line + 1 < len(starts) else len(block))
+def _flags(matches: pa.Array) -> np.ndarray:
+    return matches.to_numpy(zero_copy_only=False)
 
 
 def _alnum(chars: np.ndarray) -> np.ndarray:
@@ -52,46 +49,64 @@ def _alnum(chars: np.ndarray) -> np.ndarray:
     return ((chars >= 48) & (chars <= 57)) | (((chars | 32) >= 97) & ((chars | 32) <= 122)) | (chars >= 128)
 
 
-def _at_signs(block: bytes) -> np.ndarray:
+def _byte_at(chars: np.ndarray, at: np.ndarray, shift: int) -> np.ndarray:
+    """chars[at + shift], 0 where that falls outside the block."""
+    where = at + shift
+    inside = (where >= 0) & (where < len(chars))
+    return np.where(inside, chars[np.clip(where, 0, len(chars) - 1)], 0)
+
+
+def _at_signs(chars: np.ndarray) -> np.ndarray:
     """Offsets of `@` signs that `_userinfo_like` or `_address_like` could accept (a superset of both)."""
-    arr = np.frombuffer(block, np.uint8)
-    at = np.flatnonzero(arr == 64)
+    at = np.flatnonzero(chars == 64)
     if not len(at):
         return at
-    padded = np.concatenate([np.zeros(3, np.uint8), arr, np.zeros(1, np.uint8)])  # arr[i] == padded[i + 3]
-    before, before2, before3, after = padded[at + 2], padded[at + 1], padded[at], padded[at + 4]
+    before, before2, before3 = (_byte_at(chars, at, -k) for k in (1, 2, 3))
+    after = _byte_at(chars, at, 1)
     # _userinfo_like: the char before is not one of " \t\n/@" and the `@` does not follow a one-backslash escape
     escaped = np.isin(before, np.frombuffer(b"ntr", np.uint8)) & (before2 == 92) & (before3 != 92)
     userinfo = ~np.isin(before, np.frombuffer(b" \t\n/@", np.uint8)) & ~escaped & (at > 0)
     # _address_like: an address character on both sides (any non-ASCII byte counts: str.isalnum is Unicode-aware)
     word = np.frombuffer(b"._%+-", np.uint8)
-    address = ((_alnum(before) | np.isin(before, word)) & (_alnum(after) | (after == 45)))
+    address = (_alnum(before) | np.isin(before, word)) & (_alnum(after) | (after == 45))
     return at[userinfo | address]
 
 
-def _mark_long_numbers(block: bytes, starts: list[int], slow: np.ndarray) -> None:
-    """Flag each line holding a run of `_LONG_NUMBER` or more ASCII digits (numpy over the block)."""
-    chars = np.frombuffer(block, np.uint8)
-    digit = ((chars >= 48) & (chars <= 57)).view(np.int8)
-    edge = np.zeros(1, np.int8)
-    edges = np.flatnonzero(np.diff(np.concatenate([edge, digit, edge])))  # a run's start, its end, the next start...
-    runs = edges[::2][(edges[1::2] - edges[::2]) >= _LONG_NUMBER]
-    if len(runs):
-        slow[np.searchsorted(np.asarray(starts), runs, side="right") - 1] = True
+def _long_numbers(chars: np.ndarray) -> np.ndarray:
+    """Offsets inside each run of `_LONG_NUMBER` or more ASCII digits. Such a run covers a whole 8-byte-aligned word
+    of digits (16 >= 2 * 8 - 1), so only those words are looked at: the run through one is the word plus the digits
+    that end the word before it and start the word after it (a neighbour that is all digits makes 16 at once)."""
+    digit = ((chars - np.uint8(48)) < 10).view(np.uint8)  # uint8 arithmetic wraps: only b"0".."9" land below 10
+    words = len(digit) // 8
+    grid = digit[: words * 8].reshape(words, 8)
+    full = np.flatnonzero(grid.view(np.uint64).ravel() == _ALL_DIGITS)
+    if not len(full):
+        return full
+    tail = digit[words * 8:]
+    left = np.zeros(len(full), np.int64)
+    has_left = full > 0
+    left[has_left] = np.cumprod(grid[full[has_left] - 1, ::-1], axis=1).sum(axis=1)
+    right = np.zeros(len(full), np.int64)
+    has_right = full + 1 < words
+    right[has_right] = np.cumprod(grid[full[has_right] + 1], axis=1).sum(axis=1)
+    last = full + 1 == words
+    if last.any():
+        right[last] = int(np.cumprod(tail).sum()) if len(tail) else 0
+    return full[left + 8 + right >= _LONG_NUMBER] * 8
 
 
 def needs_slow_path(block: bytes, starts: list[int]) -> np.ndarray:
     """A bool per line: True where the exact path must decide (see the module docstring)."""
+    if not starts:
+        return np.zeros(0, bool)
+    lines = _lines(block, starts)
     slow = np.zeros(len(starts), bool)
-    for needle in _NEEDLES:
-        _mark(block, starts, needle, slow)
-    for pattern in _PATTERNS:
-        _mark_pattern(block, starts, pattern, slow)
-    low = block.lower()  # ASCII only, which is all `secret` / `bearer` need
-    for needle in _LOWER_NEEDLES:
-        _mark(low, starts, needle, slow)
-    _mark_long_numbers(block, starts, slow)
-    ats = _at_signs(block)
-    if len(ats):
-        slow[np.searchsorted(np.asarray(starts), ats, side="right") - 1] = True
+    for pattern in _LITERAL_LED:
+        slow |= _flags(pc.match_substring_regex(lines, pattern))
+    for needle in _CASELESS:
+        slow |= _flags(pc.match_substring(lines, needle, ignore_case=True))
+    chars = np.frombuffer(block, np.uint8)
+    offsets = np.concatenate([_long_numbers(chars), _at_signs(chars)])
+    if len(offsets):
+        slow[np.searchsorted(np.asarray(starts, np.int64), offsets, side="right") - 1] = True
     return slow
