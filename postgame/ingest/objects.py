@@ -41,7 +41,7 @@ from postgame.contract.fastcheck import is_plain_valid
 from postgame.contract.spec import AGENT_SESSION
 from postgame.ingest.lines import BOM, Accepted, Rejected, parse_line
 from postgame.ingest.prefilter import needs_slow_path
-from postgame.ingest.reader import CorruptObject, TooLarge, read_lines
+from postgame.ingest.reader import CorruptObject, TooLarge, read_line_chunks
 from postgame.ingest.redact import RULES, redact_value
 from postgame.settings.ingest import IngestSettings
 
@@ -121,6 +121,10 @@ class _Segment:
         self.order.append(_BULK)
         self.bulk_numbers.append(number)
 
+    def add_bulk_all(self, numbers: list[int]) -> None:
+        self.order += [_BULK] * len(numbers)
+        self.bulk_numbers += numbers
+
     def add(self, number: int, record: dict, extra: str | None, raw: bytes | None) -> None:
         record[EXTRA] = extra
         record[SOURCE_KEY] = self.key
@@ -182,6 +186,13 @@ _CONTRACT = contract_schema()
 def digest(stripped: bytes) -> int:
     """The dedupe digest of a line (stripped): equal digests, the same line re-sent."""
     return int.from_bytes(hashlib.blake2b(stripped, digest_size=8).digest(), "little", signed=True)
+
+
+def digests(stripped: list[bytes]) -> list[int]:
+    """`digest` of each line, at once (one int64 read of the joined 8-byte digests instead of an int per line)."""
+    blake2b = hashlib.blake2b
+    joined = b"".join([blake2b(line, digest_size=8).digest() for line in stripped])
+    return np.frombuffer(joined, "<i8").tolist()
 
 
 def _fast(line: bytes):
@@ -300,8 +311,18 @@ def _segment(part: ParsedObject, batch: list[tuple[int, bytes | TooLarge]], sett
     block = b"\n".join(line if isinstance(line, bytes) else b"" for _, line in batch)
     slow = needs_slow_path(block, starts)
     bulk, in_bulk, stripped = _bulk(batch, block, starts, slow)
-    bulk_ids = iter(bulk.column("session_id").to_pylist() if bulk is not None else ())
     segment = _Segment(part.key, bulk)
+    if in_bulk.all():  # the common case: every line read in bulk, its bookkeeping done per segment
+        assert bulk is not None
+        numbers = [number for number, _ in batch]
+        part.numbers += numbers
+        part.session_ids += bulk.column("session_id").to_pylist()
+        part.digests += digests(stripped)
+        part.sizes += [len(line) for _, line in batch if type(line) is bytes]  # all of them: all read in bulk
+        segment.add_bulk_all(numbers)
+        part.tables.append(segment.table())
+        return
+    bulk_ids = iter(bulk.column("session_id").to_pylist() if bulk is not None else ())
     for i, (number, line) in enumerate(batch):
         if in_bulk[i]:
             part.numbers.append(number)
@@ -337,15 +358,15 @@ def parse_object(job: ObjectJob, settings: IngestSettings) -> ParsedObject:
     """Parse every line of one object (see the module docstring). Never raises on bad data: a damaged gzip ends the
     object with `corrupt` set, after the lines decoded before the damage."""
     part = ParsedObject(key=job.key, etag=job.etag, size=job.size)
-    lines = read_lines(io.BytesIO(job.data), max_line_bytes=settings.max_line_bytes,
-                       head_bytes=settings.quarantine_text_bytes + 4096, chunk_bytes=settings.read_chunk_bytes)
+    chunks = read_line_chunks(io.BytesIO(job.data), max_line_bytes=settings.max_line_bytes,
+                              head_bytes=settings.quarantine_text_bytes + 4096, chunk_bytes=settings.read_chunk_bytes)
     batch: list[tuple[int, bytes | TooLarge]] = []
     size = 0
     try:
-        for number, line in lines:
-            part.lines = number
-            batch.append((number, line))
-            size += len(line) if isinstance(line, bytes) else 0
+        for lines in chunks:
+            part.lines = lines[-1][0]
+            batch += lines
+            size += sum([len(line) for _, line in lines if type(line) is bytes])
             if size >= SEGMENT_BYTES:
                 _segment(part, batch, settings)
                 batch, size = [], 0
