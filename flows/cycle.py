@@ -14,10 +14,11 @@ from contextlib import contextmanager
 
 from prefect import flow
 from prefect.runtime import flow_run
+from prefect.states import Completed, State
 
 from postgame import runtime
 from postgame.config import Config, load_config
-from tasks.claim import claim
+from tasks.claim import answered_by, claim
 from tasks.curate import curate
 from tasks.evaluate import evaluate
 from tasks.ingest import ingest
@@ -29,10 +30,13 @@ from tasks.validate import validate
 
 
 @flow(name="continuous-cycle", persist_result=True, result_storage=RESULTS_BLOCK)  # resumable: tasks/resume.py
-def continuous_cycle(source: str | None = None, config_path: str | None = None, reason: str = "") -> CycleReport:
+def continuous_cycle(source: str | None = None, config_path: str | None = None,
+                     reason: str = "") -> CycleReport | State:
     """One cycle. `reason` says who asked (schedule, API, event); it is shown on the flow run."""
     cfg = load_config(config_path)
     stack = runtime.resolve(cfg, refresh=True)  # where the world is, once for this flow run
+    if leader := answered_by(cfg, reason, flow_run.get_id()):  # one burst of log events, one cycle
+        return Completed(message=f"debounced: flow run {leader} answers this burst of log events")
     start = open_cycle_run(cfg, flow_run.get_id() or "local")
     data = claim(cfg, ingest(cfg, source), flow_run.get_id() or "local")  # snapshots another cycle holds: not ours
     if not data.snapshot_ids:

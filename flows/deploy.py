@@ -11,7 +11,8 @@ schedule can be edited and paused. What starts a run:
 - `POST /api/deployments/{id}/create_flow_run` (or `postgame trigger`), with parameters and an idempotency key;
 - the event `postgame.logs.landed` (emitted by ingest, the traffic simulator and `postgame watch`): a reactive trigger
   with `threshold=1` and `within=operate.event_debounce_s` fires on the first event of a burst and ignores the rest
-  of the window, so a burst starts one cycle.
+  of the window, so a burst starts one cycle (when Prefect fires twice for one burst, the second run is debounced by
+  the cycle itself: `tasks/claim.py::answered_by`).
 
 One cycle at a time: the deployment's concurrency limit is 1; a run that arrives while one runs waits
 (`operate.concurrency: enqueue`, Prefect's ENQUEUE) or is cancelled (`refuse`, CANCEL_NEW). Snapshots are also

@@ -3,7 +3,9 @@
     emit_logs_landed(cfg, source="s3://postgame/agent-logs/", objects=3)   # after new log objects were written/seen
 
 The event is `postgame.logs.landed` on the resource `postgame.logs.<registered model>`; the deployment's trigger
-(`flows/deploy.py`) matches it. It is sent with one `POST /api/events` before the call returns (Prefect's own
+(`flows/deploy.py`) matches it, and the cycles it starts carry a `reason` beginning with `event:`. Prefect's reactive
+trigger is not evaluated one event at a time, so one burst can start two runs seconds apart (seen in CI);
+`burst_leader` names the run that answers a burst, and the cycle started second ends at once (`tasks/claim.py`). It is sent with one `POST /api/events` before the call returns (Prefect's own
 `emit_event` sends from a background worker, which a short command can exit before). Without a Prefect API (no stack)
 there is nobody to tell: the call does nothing. Emitting never fails the caller: a lost event is caught up by the
 schedule.
@@ -13,11 +15,13 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from postgame.config import Config
 
 LOGS_LANDED = "postgame.logs.landed"
+EVENT_REASON = "event:"  # how a cycle started by the logs-landed trigger begins its `reason`
 log = logging.getLogger(__name__)
 
 
@@ -51,3 +55,16 @@ def emit_logs_landed(cfg: Config, *, source: str, objects: int) -> bool:
                     type(exc).__name__, exc)
         return False
     return True
+
+
+def burst_leader(runs: Iterable[tuple[datetime, str]], run_id: str, window_s: float) -> str:
+    """The run that answers the burst `run_id` belongs to, from the event-started runs (created, id) of one
+    deployment: in creation order, a run leads a burst unless a leader was created at most `window_s` before it.
+    Returns `run_id` itself when it leads."""
+    leader: tuple[datetime, str] | None = None
+    for created, rid in sorted(runs):
+        if leader is None or (created - leader[0]).total_seconds() > window_s:
+            leader = (created, rid)
+        if rid == run_id:
+            return leader[1]
+    raise ValueError(f"flow run {run_id} is not among the runs given")
