@@ -15,7 +15,8 @@ from tasks.retry import TRANSIENT_RETRIES
 @task(name="debounce", **TRANSIENT_RETRIES)
 def answered_by(cfg: Config, reason: str, run_id: str | None) -> str | None:
     """For a cycle the logs-landed trigger started (`reason` "event: ..."), the earlier flow run that answers the
-    same burst of events; None when this run is the one to do the work (or was not started by an event)."""
+    same burst of events, as "<name> (<id>)"; None when this run is the one to do the work (or was not started by
+    an event)."""
     from postgame.events import EVENT_REASON, burst_leader
 
     if not reason.startswith(EVENT_REASON) or not run_id:
@@ -31,12 +32,11 @@ def answered_by(cfg: Config, reason: str, run_id: str | None) -> str | None:
         runs = client.read_flow_runs(
             flow_run_filter=FlowRunFilter(deployment_id=FlowRunFilterDeploymentId(any_=[me.deployment_id])),
             sort=FlowRunSort.EXPECTED_START_TIME_DESC, limit=200)
-    started = [(r.created, str(r.id)) for r in runs
-               if r.created is not None and str(r.parameters.get("reason", "")).startswith(EVENT_REASON)]
-    if run_id not in {rid for _, rid in started}:
-        started.append((me.created, run_id))
-    leader = burst_leader(started, run_id, cfg.operate.event_debounce_s)
-    return None if leader == run_id else leader
+    by_event = {str(r.id): r for r in runs
+                if r.created is not None and str(r.parameters.get("reason", "")).startswith(EVENT_REASON)}
+    by_event[run_id] = me
+    leader = burst_leader([(r.created, rid) for rid, r in by_event.items()], run_id, cfg.operate.event_debounce_s)
+    return None if leader == run_id else f"{by_event[leader].name} ({leader})"
 
 
 @task(name="claim", **TRANSIENT_RETRIES)

@@ -150,7 +150,8 @@ def test_one_event_starts_one_cycle_and_a_burst_starts_one(stack):
     cycles = [r for r in final if not (r["state"]["message"] or "").startswith("debounced")]
     assert [r["id"] for r in cycles] == [final[0]["id"]]  # the first run of the burst is its one cycle
     for extra in final[1:]:
-        assert extra["state"]["message"] == f"debounced: flow run {final[0]['id']} answers this burst of log events"
+        assert extra["state"]["message"] == (f"debounced: flow run {final[0]['name']} ({final[0]['id']}) answers this "
+                                             f"burst of log events")
 
 
 def test_two_concurrent_triggers_never_run_two_cycles_at_once(stack):
