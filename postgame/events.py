@@ -3,12 +3,14 @@
     emit_logs_landed(cfg, source="s3://postgame/agent-logs/", objects=3)   # after new log objects were written/seen
 
 The event is `postgame.logs.landed` on the resource `postgame.logs.<registered model>`; the deployment's trigger
-(`flows/deploy.py`) matches it, and the cycles it starts carry a `reason` beginning with `event:`. Prefect's reactive
-trigger is not evaluated one event at a time, so one burst can start two runs seconds apart (seen in CI);
-`burst_leader` names the run that answers a burst, and the cycle started second ends at once (`tasks/claim.py`). It is sent with one `POST /api/events` before the call returns (Prefect's own
+(`flows/deploy.py`) matches it. It is sent with one `POST /api/events` before the call returns (Prefect's own
 `emit_event` sends from a background worker, which a short command can exit before). Without a Prefect API (no stack)
 there is nobody to tell: the call does nothing. Emitting never fails the caller: a lost event is caught up by the
 schedule.
+
+The cycles the trigger starts carry a `reason` beginning with `event:`. Prefect's reactive trigger is not evaluated
+one event at a time, so one burst can start two runs seconds apart (seen in CI): `burst_leader` names the run that
+answers a burst, and a cycle started second ends at once (`tasks/claim.py::answered_by`).
 """
 
 from __future__ import annotations
