@@ -1,6 +1,7 @@
 """Events postgame emits to Prefect, so that a deployment trigger can start a cycle when new logs land.
 
     emit_logs_landed(cfg, source="s3://postgame/agent-logs/", objects=3)   # after new log objects were written/seen
+    watch(cfg, once=False, say=print)     # poll the log source, emit when new objects land (`postgame watch`)
 
 The event is `postgame.logs.landed` on the resource `postgame.logs.<registered model>`; the deployment's trigger
 (`flows/deploy.py`) matches it. It is sent with one `POST /api/events` before the call returns (Prefect's own
@@ -15,9 +16,11 @@ answers a burst, and a cycle started second ends at once (`tasks/claim.py::answe
 
 from __future__ import annotations
 
+import json
 import logging
+import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from postgame.config import Config
@@ -57,6 +60,35 @@ def emit_logs_landed(cfg: Config, *, source: str, objects: int) -> bool:
                     type(exc).__name__, exc)
         return False
     return True
+
+
+def watch(cfg: Config, *, once: bool = False, interval_s: float | None = None,
+          say: Callable[[str], None] = log.info) -> None:
+    """Poll the log source (`ingest.source`) every `interval_s` (default `operate.watch_interval_s`); when log
+    objects are new or changed since the last poll that reached Prefect, emit one `postgame.logs.landed` for them.
+    What was announced is kept in `<home>/watch.json`, so a restart does not announce it again; an event Prefect did
+    not take is tried again at the next poll. Runs until interrupted (or one poll with `once`)."""
+    from postgame import runtime
+    from postgame.ingest.pipeline import is_log_object
+    from postgame.store import split_uri
+
+    source = runtime.log_source(cfg)
+    root, prefix = split_uri(source)
+    state_path = cfg.home / "watch.json"
+    seen: dict[str, str] = json.loads(state_path.read_text()) if state_path.exists() else {}
+    while True:
+        current = {o.key: o.etag for o in runtime.store(cfg, root).list(prefix) if is_log_object(o.key)}
+        new = [k for k, etag in current.items() if seen.get(k) != etag]
+        if new:
+            sent = emit_logs_landed(cfg, source=source, objects=len(new))
+            say(f"{len(new)} new log object(s) under {source}: "
+                f"{'postgame.logs.landed sent' if sent else 'not sent (no Prefect server); will try again'}")
+            if sent:
+                seen.update(current)
+                state_path.write_text(json.dumps(seen, sort_keys=True))
+        if once:
+            return
+        time.sleep(interval_s or cfg.operate.watch_interval_s)
 
 
 def burst_leader(runs: Iterable[tuple[datetime, str]], run_id: str, window_s: float) -> str:

@@ -9,9 +9,6 @@
 
 from __future__ import annotations
 
-import json
-import time
-
 import typer
 
 from postgame import runtime
@@ -51,28 +48,9 @@ def watch(once: bool = typer.Option(False, "--once", help="Poll once and exit.")
                                                 help="Seconds between polls (default operate.watch_interval_s).")
           ) -> None:
     """Poll the log source; when new log objects appear, emit `postgame.logs.landed` (the deployment's trigger)."""
-    from postgame.events import emit_logs_landed
-    from postgame.ingest.pipeline import is_log_object
-    from postgame.store import split_uri
+    from postgame.events import watch as watch_source
 
-    cfg = runtime.current_config()
-    source = runtime.log_source(cfg)
-    root, prefix = split_uri(source)
-    state_path = cfg.home / "watch.json"
-    seen: dict[str, str] = json.loads(state_path.read_text()) if state_path.exists() else {}
-    while True:
-        current = {o.key: o.etag for o in runtime.store(cfg, root).list(prefix) if is_log_object(o.key)}
-        new = [k for k, etag in current.items() if seen.get(k) != etag]
-        if new:
-            sent = emit_logs_landed(cfg, source=source, objects=len(new))
-            typer.echo(f"{len(new)} new log object(s) under {source}: "
-                       f"{'postgame.logs.landed sent' if sent else 'not sent (no Prefect server); will try again'}")
-            if sent:
-                seen.update(current)
-                state_path.write_text(json.dumps(seen, sort_keys=True))
-        if once:
-            return
-        time.sleep(interval or cfg.operate.watch_interval_s)
+    watch_source(runtime.current_config(), once=once, interval_s=interval, say=typer.echo)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,6 +1,7 @@
 """Commands of the ingest stage.
 
     postgame ingest [--source URI] [--json]                         # read new log objects into a snapshot
+    postgame ingest --watch [--interval S]                          # poll ingest.source, emit postgame.logs.landed
     postgame quarantine ls [--snapshot ID] [--reason R] [--json]    # lines set aside, one per row
     postgame quarantine show ENTRY [--json]                         # one of them, redacted text included
 
@@ -23,13 +24,26 @@ def _echo_json(obj) -> None:
 
 def ingest(source: str | None = typer.Option(None, "--source", help="Logs to read: a folder or s3://bucket/prefix "
                                                                          "(default: ingest.source)."),
-           as_json: bool = typer.Option(False, "--json", help="Print one JSON object with the counts.")) -> None:
+           as_json: bool = typer.Option(False, "--json", help="Print one JSON object with the counts."),
+           watch: bool = typer.Option(False, "--watch", help="Read nothing now: poll ingest.source and emit "
+                                                              "postgame.logs.landed when new log objects land (the "
+                                                              "deployment's cycle then ingests them), as `postgame "
+                                                              "watch` does."),
+           interval: float | None = typer.Option(None, "--interval", min=0.1, help="With --watch: seconds between "
+                                                                                 "polls (operate.watch_interval_s).")
+           ) -> None:
     """Read new production-log objects into an immutable snapshot; re-running reads nothing twice."""
     from postgame import runtime
     from postgame.events import emit_logs_landed
+    from postgame.events import watch as watch_source
     from postgame.ingest.pipeline import run_ingest
 
     cfg = runtime.current_config()
+    if watch:
+        if source or as_json:
+            raise typer.BadParameter("--watch polls ingest.source and prints a line per poll: no --source or --json")
+        watch_source(cfg, interval_s=interval, say=typer.echo)
+        return
     summary = run_ingest(source or runtime.log_source(cfg), cfg=cfg)
     emit_logs_landed(cfg, source=source or runtime.log_source(cfg), objects=summary.objects_read)  # a cycle learns it
     if as_json:
