@@ -6,14 +6,19 @@ Importable (`from tests.support import make_config`); the fixtures built on them
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -130,3 +135,18 @@ def running_stack(cfg: Config, *flags: str, env: dict[str, str] | None = None) -
         yield cfg
     finally:
         postgame_cli(cfg, "down", check=False, env=env)
+
+
+def rest_json(req: urllib.request.Request | str) -> Any:
+    """One REST call (a URL, or a prepared request) answered with JSON, retried on 503 as a REST client (and Prefect's
+    own client) does: the Prefect server answers 503 while its SQLite database is busy (seen in a fresh-clone CI run,
+    on POST /flow_runs/{id}/resume)."""
+    for attempt in range(6):
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                return json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            if exc.code != 503 or attempt == 5:
+                raise
+            time.sleep(0.5 * 2 ** attempt)
+    raise AssertionError("unreachable")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.support import ROOT, cli_env, make_config, running_stack
+from tests.support import ROOT, cli_env, make_config, rest_json, running_stack
 from tests.support import postgame_cli as cli
 
 pytestmark = pytest.mark.services
@@ -253,8 +253,7 @@ def resume(cfg, run_id: str, run_input: dict) -> None:
     api = f"http://127.0.0.1:{cfg.stack.prefect_port}/api"
     req = urllib.request.Request(f"{api}/flow_runs/{run_id}/resume", data=json.dumps({"run_input": run_input}).encode(),
                                  headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        assert json.loads(resp.read())["status"] == "ACCEPT"
+    assert rest_json(req)["status"] == "ACCEPT"
 
 
 def test_approve_through_the_prefect_api(approval):
@@ -342,5 +341,4 @@ def test_no_review_within_the_timeout_rejects(approval, stack):
 
 
 def _get(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=30) as resp:
-        return json.loads(resp.read())
+    return rest_json(url)

@@ -14,7 +14,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from postgame.runtime import process_alive
-from tests.support import make_config, running_stack
+from tests.support import make_config, rest_json, running_stack
 from tests.support import postgame_cli as cli
 
 pytestmark = pytest.mark.services
@@ -104,5 +104,4 @@ def test_down_leaves_no_process_behind(stack_cfg):
 
 def _post(url: str, body: dict) -> list[dict]:
     req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        return json.loads(resp.read())
+    return rest_json(req)
