@@ -23,13 +23,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from postgame.contract.arrow import EXTRA, SOURCE_KEY, SOURCE_LINE
+from postgame.ingest.prefilter import CASELESS, LITERAL_LED
 from postgame.ingest.redact import RULES, placeholder, redact_text, redact_value
 
-# A string that no rule's pattern can match holds none of these: the literal starts of the PEM, AWS, GitHub and
-# secret/bearer rules, and an `@` after a character that may end a user name or password (url_password, email; the
-# `@@` of patch hunks is not one).
-_GUARDS = ("PRIVATE KEY", "A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)", "g(?:h[pousr]_|ithub_pat_)",
-           "(?i)secret", "(?i)bearer", "[^ \t\n/@]@")
+# A string that no rule's pattern can match holds none of these: the ingest pre-filter's literal-led and caseless
+# scans (the PEM, AWS, GitHub, secret and bearer rules), and an `@` after a character that may end a user name or
+# password (url_password, email; the `@@` of patch hunks is not one).
+_GUARDS = (*LITERAL_LED, *(f"(?i){needle}" for needle in CASELESS), "[^ \t\n/@]@")
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,9 @@ def _leaves(array: pa.Array, rows: np.ndarray, path: str) -> Iterator[tuple[str,
 
 
 def _kinds(before: str, after: str) -> tuple[str, ...]:
-    return tuple(rule.kind for rule in RULES if placeholder(rule.kind) in after and placeholder(rule.kind) not in before
-                 ) or (("secret",) if placeholder("secret") in after else ())
+    """The placeholders redaction wrote: the rules' kinds, and `secret` for a secret-named unknown field."""
+    return tuple(kind for kind in (*(rule.kind for rule in RULES), "secret")
+                 if placeholder(kind) in after and placeholder(kind) not in before)
 
 
 def unredacted(table: pa.Table) -> list[Finding]:
@@ -77,15 +78,13 @@ def unredacted(table: pa.Table) -> list[Finding]:
                 maybe |= pc.is_valid(strings).to_numpy(zero_copy_only=False)
             for i in np.flatnonzero(maybe):
                 text = strings[int(i)].as_py()
-                if name == EXTRA:
-                    value = json.loads(text)
+                if name == EXTRA:  # compared as ingest writes it: sorted keys, no ASCII escapes
+                    text = json.dumps(json.loads(text), ensure_ascii=False, sort_keys=True)
                     cleaned = json.dumps(redact_value(json.loads(text), RULES, secret_keys=True), ensure_ascii=False,
                                          sort_keys=True)
-                    changed = cleaned != json.dumps(value, ensure_ascii=False, sort_keys=True)
                 else:
                     cleaned = redact_text(text)
-                    changed = cleaned != text
-                if changed:
+                if cleaned != text:
                     row = int(at[i])
                     found.append(Finding(row=row, field=path, kinds=_kinds(text, cleaned),
                                          object_key=keys[row] if keys else "", line=lines[row] if lines else 0))

@@ -26,8 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 # Each led by a literal byte RE2 skips to: `\u` escapes, a PEM block, the AWS key prefixes, the GitHub prefixes.
-_LITERAL_LED = (r"\\u", "PRIVATE KEY", "A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)", "g(?:h[pousr]_|ithub_pat_)")
-_CASELESS = ("secret", "bearer")  # in any case (RE2 folds at least the ASCII letters)
+LITERAL_LED = (r"\\u", "PRIVATE KEY", "A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA|PKA)", "g(?:h[pousr]_|ithub_pat_)")
+CASELESS = ("secret", "bearer")  # in any case (RE2 folds at least the ASCII letters)
 _LONG_NUMBER = 16  # digits in a row
 _ALL_DIGITS = np.uint64(0x0101010101010101)  # eight digit flags (one byte each) read as one word
 
@@ -101,9 +101,9 @@ def needs_slow_path(block: bytes, starts: list[int]) -> np.ndarray:
         return np.zeros(0, bool)
     lines = _lines(block, starts)
     slow = np.zeros(len(starts), bool)
-    for pattern in _LITERAL_LED:
+    for pattern in LITERAL_LED:
         slow |= _flags(pc.match_substring_regex(lines, pattern))
-    for needle in _CASELESS:
+    for needle in CASELESS:
         slow |= _flags(pc.match_substring(lines, needle, ignore_case=True))
     chars = np.frombuffer(block, np.uint8)
     offsets = np.concatenate([_long_numbers(chars), _at_signs(chars)])
