@@ -19,6 +19,7 @@ import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from postgame.errors import ConfigError
+from postgame.settings.agent import AgentSettings
 from postgame.settings.demo import CostSettings, DemoSettings
 from postgame.settings.factory import FactorySettings
 from postgame.settings.harness import HarnessSettings
@@ -134,6 +135,8 @@ class Config(_Section):
                                        "policy's completions and the answer it submits (models/answer.py).")
     train: TrainSettings = TrainSettings()
     eval: HarnessSettings = HarnessSettings()
+    agent: AgentSettings = Field(AgentSettings(), description="The agent environment: tools and episode limits "
+                                 "(evals/agent/).")
     factory: FactorySettings = Field(FactorySettings(), validation_alias=AliasChoices("factory", "tasks"),
                                      description="The coding-task world and the traffic simulator (`tasks:` is "
                                                  "still read, the section's old name).")

@@ -8,6 +8,7 @@
     postgame ingest | validate | train | eval | promote ...   # one stage at a time
     postgame serve | trigger | watch         # the deployment: schedule, retraining by API and by event
     postgame review approve|reject V | rollback [--to V]      # a reviewer's commands
+    postgame agent run | replay ...          # a policy (or a script of tool calls) as an agent, graded
 
 Every command takes `--config FILE` (else $POSTGAME_CONFIG, else ./postgame.yaml). A bad config exits with code 2 and
 one line naming the key, the value and what is allowed. Commands that belong to one stage live beside it (its
@@ -28,8 +29,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="postgame: continuous post-training of coding agents.")
 
 COMMAND_MODULES = ("postgame.cli.stack", "postgame.cli.stages", "postgame.cli.operate", "postgame.cli.story",
-                   "postgame.cli.review", "postgame.ingest.cli", "postgame.validate.cli", "evals.harness.cli",
-                   "evals.factory.cli", "models.bootstrap_cli")
+                   "postgame.cli.review", "postgame.cli.agent", "postgame.ingest.cli", "postgame.validate.cli",
+                   "evals.harness.cli", "evals.factory.cli", "models.bootstrap_cli")
 
 
 @app.callback()

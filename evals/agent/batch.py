@@ -1,0 +1,128 @@
+"""Many episodes, fanned out through the configured runner, and what they add up to.
+
+    report = run_episodes(instances, policy_factory, agent=AgentSettings(), harness=HarnessSettings(),
+                          repos_dir=REPOS, out_dir=OUT, runner=RunnerSettings())
+
+Writes `OUT/trajectories.jsonl` (one trajectory record an episode, messages in the OpenAI chat shape) and
+`OUT/report.json`: the outcome mix, resolved count, mean turns / tokens per episode, and each episode's harness
+report (SWE-bench keys). `policy_factory(instance)` makes the policy of one episode; it and the instances must be
+picklable for a process or Dask runner (a module-level function, or functools.partial of one).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evals.agent.env import make_environment
+from evals.agent.episode import AgentPolicy, ScriptedPolicy, run_episode
+from evals.harness.instance import Instance
+from postgame.runners import local_mapper
+from postgame.settings.agent import OUTCOMES, AgentSettings
+from postgame.settings.harness import HarnessSettings
+from postgame.settings.runner import RunnerSettings
+
+
+@dataclass(frozen=True)
+class EpisodeJob:
+    instance: Instance
+    policy_factory: Callable[[Instance], AgentPolicy]
+    agent: AgentSettings
+    harness: HarnessSettings
+    repos_dir: str | None
+
+
+def run_job(job: EpisodeJob) -> dict[str, Any]:
+    """One episode (in whatever worker the runner chose): its trajectory record and harness report."""
+    env = make_environment(job.agent, job.harness, repos_dir=job.repos_dir)
+    try:
+        traj = run_episode(env, job.instance, job.policy_factory(job.instance))
+    finally:
+        env.close()
+    record = traj.to_record()
+    grade = traj.result.grade
+    record["harness_report"] = grade.to_report() if grade is not None else None
+    return record
+
+
+@dataclass
+class AgentReport:
+    episodes: int
+    resolved: int
+    outcomes: dict[str, int]
+    mean_turns: float
+    mean_tokens: float
+    p2p_breaking: int  # graded episodes whose patch broke a PASS_TO_PASS test
+    instances: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        mix = ", ".join(f"{k} {v}" for k, v in self.outcomes.items() if v)
+        return (f"{self.episodes} episodes: {self.resolved} resolved; outcomes: {mix}; "
+                f"{self.mean_turns:.1f} turns and {self.mean_tokens:.0f} tokens per episode")
+
+
+def summarise(records: list[dict[str, Any]]) -> AgentReport:
+    outcomes = Counter(r["outcome"] for r in records)
+    return AgentReport(
+        episodes=len(records), resolved=sum(bool(r["resolved"]) for r in records),
+        outcomes={o: outcomes.get(o, 0) for o in OUTCOMES},
+        mean_turns=statistics.fmean([r["turns"] for r in records]) if records else 0.0,
+        mean_tokens=statistics.fmean([r["prompt_tokens"] + r["completion_tokens"] for r in records]) if records else 0.0,
+        p2p_breaking=sum(r["p2p_broken"] > 0 for r in records),
+        instances={r["instance_id"]: {"outcome": r["outcome"], "reward": r["reward"], "resolved": r["resolved"],
+                                      "turns": r["turns"], "harness_report": r["harness_report"]} for r in records},
+    )
+
+
+def run_episodes(instances: list[Instance], policy_factory: Callable[[Instance], AgentPolicy], *,
+                 agent: AgentSettings, harness: HarnessSettings, repos_dir: str | Path | None, out_dir: str | Path,
+                 runner: RunnerSettings) -> AgentReport:
+    """Play one episode per instance through `runner`; write the trajectories and the report."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = [EpisodeJob(i, policy_factory, agent, harness, str(repos_dir) if repos_dir else None) for i in instances]
+    records = []
+    with local_mapper(runner) as mapper, open(out / "trajectories.jsonl", "w") as fh:
+        for record in mapper(run_job, jobs):
+            records.append(record)
+            fh.write(json.dumps({k: v for k, v in record.items() if k != "harness_report"}) + "\n")
+            fh.flush()  # what finished is on disk even if the batch is killed
+    report = summarise(records)
+    (out / "report.json").write_text(json.dumps(report.to_dict(), indent=2))
+    return report
+
+
+@dataclass(frozen=True)
+class Script:
+    """A replay script's lines as a policy factory (picklable: the lines travel with it)."""
+
+    lines: tuple[dict[str, Any], ...]
+
+    def __call__(self, instance: Instance) -> ScriptedPolicy:
+        from evals.agent.episode import script_for
+
+        return ScriptedPolicy(script_for(self.lines, instance.instance_id))
+
+
+def load_script(path: str | Path) -> Script:
+    """Read a replay script: one JSON object a line, `{"tool": NAME, "args": {...}}`, optionally `"instance_id"`."""
+    lines = []
+    for n, text in enumerate(Path(path).read_text().splitlines(), 1):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{n}: not JSON: {exc}") from None
+        if not isinstance(line, dict) or not isinstance(line.get("tool"), str):
+            raise ValueError(f"{path}:{n}: expected an object with a string 'tool', got {text[:80]!r}")
+        lines.append(line)
+    return Script(tuple(lines))

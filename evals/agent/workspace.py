@@ -1,0 +1,384 @@
+"""An episode's working copy: the base with its visible tests, the file tools over it, and sandboxed commands in it.
+
+The copy lives for the whole episode (one folder, `postgame-episode-*`, under the harness's work root); every command
+that runs code in it — `run_tests`, `bash` — is a fresh launch of the harness's sandbox over that same folder, so
+nothing of the agent's runs outside it, and nothing it starts outlives the call (pid namespace, cgroup, timeout).
+The file tools (list, view, search, edit) read and write the copy from this process, through the same path checks as
+patches (`evals/harness/paths.py`): no absolute path, no `..`, no `.git`, and never through a symlink, so a link the
+agent made with `bash` cannot make this process read or write the host.
+
+A folder whose owner died (SIGKILL of the process running episodes) is removed by `reap`, with any process still
+running from it; `AgentEnvironment` reaps on start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evals.agent.visible import visible_tests
+from evals.factory.files import diff_file
+from evals.harness import sandbox
+from evals.harness.constants import SANDBOX_ENV, SANDBOX_TOOLS
+from evals.harness.environment import base_tree, fresh_copy
+from evals.harness.instance import Instance
+from evals.harness.patching import apply_patch, patch_paths, safe_write
+from evals.harness.paths import UnsafePath, check_rel, through_symlink
+from evals.harness.protect import is_test_path
+from evals.harness.repoenv import EnvCache, default_cache, ensure_env
+from evals.harness.searchreplace import replace_once
+from evals.harness.testrun import TestRun, _execute, work_root
+from postgame.settings.harness import HarnessSettings
+
+PREFIX = "postgame-episode-"
+_SKIP_DIRS = {"__pycache__", ".pytest_cache", ".git"}
+
+
+class WorkspaceError(Exception):
+    """The episode's copy cannot be made (missing repository, a test patch that does not apply): infrastructure."""
+
+
+class ToolInputError(ValueError):
+    """An argument the agent got wrong (a path outside the copy, a file that is not there): an invalid call."""
+
+
+@dataclass
+class CommandResult:
+    output: str
+    returncode: int | None
+    timed_out: bool
+    seconds: float
+
+
+@dataclass
+class Workspace:
+    instance: Instance
+    root: Path  # the episode folder (owner file, scratch runs)
+    copy: Path  # the agent's tree
+    base: Path  # the reference base (no tests), read-only
+    mode: sandbox.Mode
+    test_paths: list[str]  # files the test patch touches
+    visible: list[str]  # test files the agent can run
+    hidden: list[str]  # test ids cut out of the agent's tree
+    env_dir: Path | None = None
+    runs: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    # -- the file tools ------------------------------------------------------------------------------------------
+    def _path(self, rel: str, *, want: str = "file") -> Path:
+        """`rel` in the copy, checked; `want`: "file", "dir", "any" (exists) or "new" (may not exist yet)."""
+        rel = (rel or ".").strip()
+        if rel in (".", "./", ""):
+            return self.copy
+        try:
+            rel = check_rel(rel.removeprefix("./"))
+        except UnsafePath as exc:
+            raise ToolInputError(f"{exc}: paths are relative to the repository root") from None
+        p = self.copy / rel
+        if through_symlink(self.copy, rel) or p.is_symlink():
+            raise ToolInputError(f"{rel!r} is (or is reached through) a symbolic link: not followed")
+        if want == "file" and not p.is_file():
+            raise ToolInputError(f"no file {rel!r}" + (" (it is a folder)" if p.is_dir() else ""))
+        if want == "dir" and not p.is_dir():
+            raise ToolInputError(f"no folder {rel!r}")
+        if want == "any" and not p.exists():
+            raise ToolInputError(f"no file or folder {rel!r}")
+        return p
+
+    def _walk(self, top: Path) -> list[str]:
+        out = []
+        for dirpath, dirnames, filenames in os.walk(top):  # os.walk does not follow symlinked folders
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            for name in sorted(filenames):
+                if not name.endswith((".pyc", ".pyo")):
+                    out.append(str((Path(dirpath) / name).relative_to(self.copy)))
+        return out
+
+    def list_files(self, path: str = ".", limit: int = 200) -> str:
+        files = self._walk(self._path(path, want="dir"))
+        more = f"\n[... {len(files) - limit} more files]" if len(files) > limit else ""
+        return "\n".join(files[:limit]) + more if files else "(no files)"
+
+    def view(self, path: str, start: int = 1, end: int = 0, default_lines: int = 80) -> str:
+        text = self._read(path)
+        lines = text.splitlines()
+        start = max(1, int(start))
+        end = int(end) if end and int(end) >= start else start + default_lines - 1
+        shown = lines[start - 1:end]
+        if not shown:
+            return f"{path} has {len(lines)} lines; nothing at {start}-{end}"
+        width = len(str(start + len(shown) - 1))
+        body = "\n".join(f"{n:>{width}} {line}" for n, line in enumerate(shown, start))
+        tail = f"\n[{path}: lines {start}-{start + len(shown) - 1} of {len(lines)}]"
+        return body + tail
+
+    def _read(self, path: str) -> str:
+        p = self._path(path)
+        try:
+            return p.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ToolInputError(f"{path!r} is not a UTF-8 text file") from None
+
+    def search(self, pattern: str, path: str = ".", limit: int = 50) -> str:
+        if not pattern:
+            raise ToolInputError("empty pattern")
+        top = self._path(path, want="any")
+        files = [str(top.relative_to(self.copy))] if top.is_file() else self._walk(top)
+        hits = []
+        for rel in files:
+            p = self.copy / rel
+            if p.is_symlink():
+                continue
+            try:
+                text = p.read_text(encoding="utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            for n, line in enumerate(text.splitlines(), 1):
+                if pattern in line:
+                    hits.append(f"{rel}:{n}: {line.strip()[:200]}")
+        if not hits:
+            return f"no line contains {pattern!r}"
+        more = f"\n[... {len(hits) - limit} more matches]" if len(hits) > limit else ""
+        return "\n".join(hits[:limit]) + more
+
+    def edit(self, path: str, search: str, replace: str) -> tuple[bool, str]:
+        """(changed, message). An empty `search` creates the file (or appends to it), as in edit blocks."""
+        if path.strip() in ("", ".", "./"):
+            raise ToolInputError("edit needs a file path")
+        target = self._path(path, want="new")
+        rel = target.relative_to(self.copy).as_posix()
+        if target.is_dir():
+            raise ToolInputError(f"{rel!r} is a folder")
+        old = self._read(rel) if target.exists() else None
+        if old is None and search.strip():
+            raise ToolInputError(f"no file {rel!r} (an empty search text creates one)")
+        new = replace_once(old or "", search, replace)
+        if new is None:
+            return False, f"edit failed: the search text was not found in {rel} (nothing changed; view the file to copy it exactly)"
+        if new == old:
+            return False, f"edit changed nothing in {rel}"
+        safe_write(self.copy, rel, new.encode("utf-8"))
+        changed = sum(1 for a, b in zip((old or "").splitlines(), new.splitlines()) if a != b)
+        delta = len(new.splitlines()) - len((old or "").splitlines())
+        return True, f"edited {rel}: {changed} line(s) changed, {delta:+d} line(s)"
+
+    # -- commands in the sandbox ----------------------------------------------------------------------------------
+    def _scratch(self) -> Path:
+        self.runs += 1
+        d = self.root / f"run-{self.runs}"
+        d.mkdir()
+        return d
+
+    def run_tests(self, paths: list[str] | None, settings: HarnessSettings) -> TestRun:
+        """The visible tests (or `paths` among the copy's test files) in the sandbox, through the harness's launcher
+        and result plugin: statuses by node id, as the grader reads them."""
+        targets = self.visible
+        if paths:
+            targets = []
+            for rel in paths:
+                file_part = rel.split("::", 1)[0]
+                self._path(file_part)
+                targets.append(rel)
+        run = TestRun(self.instance.instance_id, patch_applied=True, sandbox=self.mode)
+        notes: list[str] = []
+        scratch = self._scratch()
+        start = time.monotonic()
+        try:
+            _execute(self.mode, self.copy, scratch, ["-rA", "-q", *targets], settings, run, notes, self.env_dir)
+            run.log = "\n".join(notes) + "\n" + run.log
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        run.seconds = time.monotonic() - start
+        return run
+
+    def bash(self, command: str, settings: HarnessSettings, max_bytes: int) -> CommandResult:
+        """One shell command in the sandbox over the copy (bwrap mode only), with the test run's limits."""
+        if self.mode != "bwrap":
+            raise ToolInputError("bash needs the bwrap sandbox, and this episode runs in rlimits mode")
+        scratch = self._scratch()
+        out_path = scratch / "output.txt"
+        fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        limits = sandbox.rlimits(settings, with_nproc=True)
+        argv = [sys.executable, "-I", "-B", f"{SANDBOX_TOOLS}/pg_exec.py", "--limits", json.dumps(limits), "--",
+                "/bin/sh", "-c", command]
+        binds: tuple[sandbox.Bind, ...] = ((str(self.env_dir), SANDBOX_ENV, False),) if self.env_dir else ()
+        if self.env_dir is not None:
+            argv[0] = f"{SANDBOX_ENV}/bin/python"
+        try:
+            result = sandbox.run(argv, mode=self.mode, copy_dir=self.copy, home_dir=scratch, stdout_fd=fd,
+                                 pass_fds=(), settings=settings, binds=binds,
+                                 bin_dir=f"{SANDBOX_ENV}/bin" if self.env_dir else None)
+        finally:
+            os.close(fd)
+        try:
+            output = _tail(out_path, max_bytes)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return CommandResult(output, result.returncode, result.timed_out, result.seconds)
+
+    # -- the answer -----------------------------------------------------------------------------------------------
+    def diff(self) -> str:
+        """The agent's change as a patch against the base: every file but the tests and what the test patch touches
+        (the grader brings its own), so editing or deleting tests in the episode changes nothing that is graded."""
+        excluded = set(self.test_paths)
+        names = set(self._walk(self.copy))
+        for dirpath, dirnames, filenames in os.walk(self.base):
+            dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
+            names.update(str((Path(dirpath) / f).relative_to(self.base)) for f in filenames)
+        parts = []
+        for rel in sorted(names):
+            if rel in excluded or is_test_path(rel) or rel.endswith((".pyc", ".pyo")):
+                continue
+            old, new = _text(self.base / rel), _text(self.copy / rel)
+            if old is _BINARY or new is _BINARY:
+                continue  # binary files are not part of an agent's answer
+            parts.append(diff_file(rel, old, new))  # type: ignore[arg-type]
+        return "".join(parts)
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+_BINARY = object()
+
+
+def _text(path: Path) -> str | None | object:
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError):
+        return _BINARY
+
+
+def _tail(path: Path, limit: int) -> str:
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - limit))
+        data = f.read()
+    text = data.decode("utf-8", "replace")
+    return text if size <= limit else f"[... {size - limit} bytes cut ...]\n{text}"
+
+
+def _start_time(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def open_workspace(instance: Instance, *, repos_dir: Path | None, settings: HarnessSettings,
+                   envs: EnvCache | None = None) -> Workspace:
+    """Make the episode's copy: the base, the test patch applied, every FAIL_TO_PASS test cut out of it.
+    Raises WorkspaceError for what is not the agent's doing (it ends the episode `infra_error`)."""
+    from evals.harness.environment import EnvironmentMissing
+    from evals.harness.repoenv import EnvBuildError
+
+    mode, note = sandbox.choose_mode(settings)
+    if mode is None:
+        raise WorkspaceError(note)
+    root = Path(tempfile.mkdtemp(prefix=PREFIX, dir=work_root(settings)))
+    (root / "owner").write_text(json.dumps({"pid": os.getpid(), "start": _start_time(os.getpid())}))
+    try:
+        base, source = base_tree(instance, repos_dir, settings.cache_dir)
+        env_dir = None
+        notes = [note]
+        if instance.env_spec is not None:
+            if mode != "bwrap":
+                raise WorkspaceError(f"instance {instance.instance_id!r} has an env_spec: per-repository "
+                                     f"environments need the bwrap sandbox, and this episode is in {mode} mode")
+            env_dir = ensure_env(instance, base, settings, envs or default_cache(settings), notes)
+        copy = fresh_copy(base, root / "testbed")
+        test_paths = patch_paths(instance.test_patch) if instance.test_patch.strip() else []
+        if test_paths:
+            applied = apply_patch(copy, instance.test_patch, base_dir=base, source=source)
+            if not applied.applied:
+                raise WorkspaceError(f"test_patch does not apply to the base: {applied.error}")
+        files = {}
+        for nodeid in instance.FAIL_TO_PASS:
+            rel = nodeid.split("::", 1)[0]
+            if rel not in files and (copy / rel).is_file() and not (copy / rel).is_symlink():
+                files[rel] = (copy / rel).read_text(encoding="utf-8", errors="replace")
+        hidden: list[str] = []
+        for vf in visible_tests(files, instance.FAIL_TO_PASS):
+            if vf.text is None:
+                (copy / vf.path).unlink()
+                hidden.append(vf.path)
+            else:
+                safe_write(copy, vf.path, vf.text.encode("utf-8"))
+                hidden += [f"{vf.path}::{name}" for name in vf.removed]
+        visible = [p for p in test_paths if p.endswith(".py") and os.path.basename(p) != "conftest.py"
+                   and (copy / p).is_file()]
+        return Workspace(instance, root, copy, base, mode, test_paths, visible, hidden, env_dir, notes=notes)
+    except (EnvironmentMissing, EnvBuildError, OSError) as exc:
+        shutil.rmtree(root, ignore_errors=True)
+        raise WorkspaceError(str(exc)) from None
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+
+
+def _owner_alive(root: Path) -> bool:
+    try:
+        owner = json.loads((root / "owner").read_text())
+    except (OSError, ValueError):
+        # No owner file yet: a workspace being made right now, or one from a crash before it was written.
+        try:
+            return time.time() - root.stat().st_mtime < 60
+        except OSError:
+            return False
+    start = _start_time(int(owner["pid"]))
+    return start is not None and start == owner.get("start")
+
+
+def _kill_leftovers(root: Path) -> int:
+    """Processes whose working folder or command line is inside `root` (an rlimits-mode command that outlived its
+    owner; in bwrap mode the pid namespace dies with the owner). Returns how many were killed."""
+    killed = 0
+    needle = str(root)
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(proc / "cwd")
+        except OSError:
+            cwd = ""
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            cmdline = ""
+        if cwd.startswith(needle) or needle in cmdline:
+            try:
+                os.kill(int(proc.name), signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+    return killed
+
+
+def reap(settings: HarnessSettings) -> list[str]:
+    """Remove episode folders whose owner process is gone, and kill what still runs from them. Returns the folders
+    removed. Safe to call at any time: a live owner's folder is never touched."""
+    roots = {work_root(settings) or Path(tempfile.gettempdir()), Path(tempfile.gettempdir())}
+    removed = []
+    for top in roots:
+        try:
+            candidates = [p for p in top.iterdir() if p.name.startswith(PREFIX) and p.is_dir()]
+        except OSError:
+            continue
+        for root in candidates:
+            if _owner_alive(root):
+                continue
+            _kill_leftovers(root)
+            shutil.rmtree(root, ignore_errors=True)
+            removed.append(str(root))
+    return removed
+

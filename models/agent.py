@@ -1,0 +1,166 @@
+"""The policy as an agent: chat messages with tool calls in, one assistant turn out.
+
+    policy = ChatPolicy(path, settings=cfg.policy, name="champion", seed=0)
+    turn = policy.act(messages, tools)        # messages in the OpenAI chat shape, tools as JSON schemas
+
+The prompt is the tokenizer's own chat template rendered with `tools=` (transformers' `apply_chat_template`), as for
+any Hugging Face checkpoint with tool support; a checkpoint without one (the embedded base) gets `COMPACT_TEMPLATE`,
+a short template of its own (tool names and argument names only: its context is 2,048 tokens). Tool calls are read
+back from the completion in the Hermes/Qwen form most chat templates use, `<tool_call>{"name": ..., "arguments":
+{...}}</tool_call>`; a call whose JSON does not parse is kept with its raw text as `arguments`, so the environment
+records an invalid call instead of the policy crashing. Engines: transformers on CPU, vLLM on GPUs (`policy.engine`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from evals.agent.episode import Turn
+from postgame.config import PolicySettings
+
+# Assistant turns are wrapped in {% generation %} so that TRL / transformers can mask everything else out of the loss
+# (`return_assistant_tokens_mask`, SFTConfig(assistant_only_loss=True)).
+COMPACT_TEMPLATE = (
+    "{%- if tools %}tools:{% for t in tools %} {{ t.function.name }}({{ t.function.parameters.properties | join(',') }})"
+    "{% endfor %}\n{% endif %}"
+    "{%- for m in messages %}"
+    "{%- if m.role == 'assistant' %}<assistant>{% generation %}{% if m.content %}{{ m.content }}{% endif %}"
+    "{% for c in m.tool_calls or [] %}<tool_call>{\"name\": \"{{ c.function.name }}\", \"arguments\": "
+    "{{ c.function.arguments | tojson }}}</tool_call>{% endfor %}{{ eos_token }}{% endgeneration %}\n"
+    "{%- elif m.role == 'tool' %}<tool>{{ m.content }}\n"
+    "{%- else %}<{{ m.role }}>{{ m.content }}\n"
+    "{%- endif %}{%- endfor %}"
+    "{%- if add_generation_prompt %}<assistant>{% endif %}"
+)
+_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
+
+
+def template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Messages as chat templates expect them: a tool call's `arguments` as a dict (OpenAI sends a JSON string)."""
+    out = []
+    for m in messages:
+        if m.get("tool_calls"):
+            calls = []
+            for c in m["tool_calls"]:
+                args = c["function"]["arguments"]
+                try:
+                    args = json.loads(args) if isinstance(args, str) else args
+                except json.JSONDecodeError:
+                    pass
+                calls.append({**c, "function": {**c["function"], "arguments": args}})
+            m = {**m, "tool_calls": calls}
+        out.append(m)
+    return out
+
+
+def parse_turn(text: str, turn_index: int) -> dict[str, Any]:
+    """The assistant message a completion stands for: its text outside tool-call blocks, and its tool calls."""
+    calls = []
+    for k, match in enumerate(_CALL.finditer(text)):
+        raw = match.group(1)
+        name, arguments = "", raw
+        try:
+            obj = json.loads(raw)
+            if isinstance(obj, dict) and isinstance(obj.get("name"), str):
+                name = obj["name"]
+                args = obj.get("arguments", {})
+                arguments = args if isinstance(args, str) else json.dumps(args)
+        except json.JSONDecodeError:
+            m = re.search(r'"name"\s*:\s*"([^"]+)"', raw)
+            name = m.group(1) if m else ""
+        calls.append({"id": f"call_{turn_index}_{k}", "type": "function",
+                      "function": {"name": name, "arguments": arguments}})
+    content = _CALL.sub("", text).strip() or None
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+class ChatPolicy:
+    """A checkpoint folder acting through tool calls (see the module docstring)."""
+
+    def __init__(self, path: str | Path, *, settings: PolicySettings, name: str = "", seed: int | None = None,
+                 greedy: bool = True, max_new_tokens: int | None = None):
+        self.path, self.settings, self.name = Path(path), settings, name or str(path)
+        self.seed = settings.seed if seed is None else seed
+        self.greedy = greedy
+        self.max_new_tokens = max_new_tokens or settings.max_new_tokens
+        self._turns = 0
+        self._engine: Any = None
+
+    def _load(self) -> Any:
+        if self._engine is None:
+            from transformers import AutoTokenizer
+
+            tok = AutoTokenizer.from_pretrained(self.path)
+            if not tok.chat_template:
+                tok.chat_template = COMPACT_TEMPLATE
+            if self.settings.engine == "vllm":
+                from vllm import LLM  # GPU path: pip install 'postgame[gpu]'
+
+                self._engine = (LLM(model=str(self.path), seed=self.seed), tok)
+            else:
+                from transformers import AutoModelForCausalLM
+
+                model = AutoModelForCausalLM.from_pretrained(self.path)
+                model.eval()
+                self._engine = (model, tok)
+        return self._engine
+
+    def render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
+        _, tok = self._load()
+        return tok.apply_chat_template(template_messages(messages), tools=tools or None, add_generation_prompt=True,
+                                       tokenize=False)
+
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
+        engine, tok = self._load()
+        prompt = self.render(messages, tools)
+        self._turns += 1
+        seed = self.seed + 7919 * self._turns
+        start = time.perf_counter()
+        if self.settings.engine == "vllm":
+            from vllm import SamplingParams
+
+            params = SamplingParams(max_tokens=self.max_new_tokens, seed=seed,
+                                    temperature=0.0 if self.greedy else self.settings.temperature)
+            out = engine.generate([prompt], params)[0]
+            text, n_prompt, n_out = out.outputs[0].text, len(out.prompt_token_ids), len(out.outputs[0].token_ids)
+        else:
+            text, n_prompt, n_out = self._generate(engine, tok, prompt, seed)
+        latency = (time.perf_counter() - start) * 1000
+        return Turn(parse_turn(text, self._turns), n_prompt, n_out, latency)
+
+    def _generate(self, model: Any, tok: Any, prompt: str, seed: int) -> tuple[str, int, int]:
+        import torch
+
+        limit = max(16, getattr(model.config, "max_position_embeddings", 2048) - self.max_new_tokens)
+        ids = tok(prompt, return_tensors="pt", truncation=True, max_length=limit, add_special_tokens=False)
+        torch.manual_seed(seed)
+        sampling = {"do_sample": False} if self.greedy else {"do_sample": True, "temperature": self.settings.temperature}
+        with torch.no_grad():
+            out = model.generate(**ids, max_new_tokens=self.max_new_tokens, pad_token_id=tok.pad_token_id, **sampling)
+        completion = out[0, ids["input_ids"].shape[1]:]
+        return tok.decode(completion, skip_special_tokens=True), int(ids["input_ids"].shape[1]), int(completion.shape[0])
+
+
+def load_agent_policy(path: str, settings: PolicySettings, name: str, greedy: bool, instance: Any) -> ChatPolicy:
+    """A fresh ChatPolicy for one episode (a batch's policy factory: `functools.partial(load_agent_policy, ...)`);
+    the loaded model is shared by the episodes of one worker process."""
+    policy = ChatPolicy(path, settings=settings, name=name, greedy=greedy)
+    policy._engine = _shared_engine(path, settings)
+    return policy
+
+
+_ENGINES: dict[tuple[str, str], Any] = {}
+
+
+def _shared_engine(path: str, settings: PolicySettings) -> Any:
+    key = (str(path), settings.engine)
+    if key not in _ENGINES:
+        _ENGINES[key] = ChatPolicy(path, settings=settings)._load()
+    return _ENGINES[key]

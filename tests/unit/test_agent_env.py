@@ -1,0 +1,148 @@
+"""Scripted episodes in the real sandbox, graded by the real harness (the calc instance: `divide` floors; the hidden
+FAIL_TO_PASS test is test_divide, the visible tests add, sub and divide_exact)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evals.agent import make_environment
+from evals.agent.batch import Script, run_episodes
+from evals.agent.episode import ScriptedPolicy, run_episode
+from postgame.settings.agent import AgentSettings, parse_tools
+from postgame.settings.runner import RunnerSettings
+from tests.harness_fixtures import calc_instance, quick_settings
+
+GOLD = {"tool": "edit", "args": {"path": "calc/ops.py", "search": "a // b", "replace": "a / b"}}
+BREAK_SUB = {"tool": "edit", "args": {"path": "calc/ops.py", "search": "a - b", "replace": "a + b"}}
+REVERT_SUB = {"tool": "edit", "args": {"path": "calc/ops.py", "search": "return a + b\n\n\ndef divide",
+                                       "replace": "return a - b\n\n\ndef divide"}}
+RUN = {"tool": "run_tests", "args": {}}
+SUBMIT = {"tool": "submit", "args": {}}
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    return calc_instance(tmp_path)
+
+
+def episode(tiny, calls, **agent):
+    env = make_environment(AgentSettings(**agent), quick_settings(), repos_dir=tiny.repos_dir)
+    return run_episode(env, tiny.instance, ScriptedPolicy(calls))
+
+
+def tool_results(traj):
+    return [m["content"] for m in traj.messages if m["role"] == "tool"]
+
+
+def test_gold_edit_then_submit_is_resolved(tiny):
+    traj = episode(tiny, [GOLD, SUBMIT])
+    assert traj.result.outcome == "submitted" and traj.result.reward == 1.0 and traj.result.resolved
+    assert "a / b" in traj.result.patch and "tests/" not in traj.result.patch
+
+
+def test_a_broken_visible_test_shows_in_the_next_run_then_revert_and_gold_resolve(tiny):
+    traj = episode(tiny, [RUN, BREAK_SUB, RUN, REVERT_SUB, GOLD, RUN, SUBMIT])
+    first, broken, fixed = (o for o in tool_results(traj) if o.startswith("visible tests"))
+    assert first.startswith("visible tests: 3 passed")
+    assert "1 failed" in broken and "FAILED tests/test_ops.py::test_sub" in broken and "E " in broken
+    assert fixed.startswith("visible tests: 3 passed")
+    assert traj.result.outcome == "submitted" and traj.result.reward == 1.0
+
+
+def test_submitting_a_change_that_breaks_a_passing_test_is_not_resolved(tiny):
+    traj = episode(tiny, [GOLD, BREAK_SUB, SUBMIT])
+    assert traj.result.outcome == "submitted" and traj.result.reward == 0.0
+    assert traj.result.p2p_broken == 1
+
+
+def test_the_hidden_test_is_not_in_the_agents_tree(tiny):
+    traj = episode(tiny, [{"tool": "search", "args": {"pattern": "divide(7"}},
+                          {"tool": "view", "args": {"path": "tests/test_ops.py"}}, SUBMIT])
+    search, view, _ = tool_results(traj)
+    assert search.startswith("no line contains")
+    assert "test_divide_exact" in view and "def test_divide(" not in view
+    assert traj.result.hidden_tests == ["tests/test_ops.py::test_divide"]
+
+
+def test_budget_exhausted(tiny):
+    traj = episode(tiny, [RUN, RUN, RUN, SUBMIT], max_steps=3)
+    assert traj.result.outcome == "budget_exhausted" and traj.result.reward == 0.0 and traj.result.steps == 3
+
+
+def test_consecutive_invalid_calls_end_the_episode(tiny):
+    calls = [{"tool": "nope", "args": {}}, {"tool": "view", "args": {"path": "../../etc/passwd"}},
+             {"tool": "view", "args": {"path": 7}}, SUBMIT]
+    traj = episode(tiny, calls, max_invalid_actions=3)
+    assert traj.result.outcome == "invalid_actions" and traj.result.invalid_calls == 3
+    unknown, unsafe, typed = tool_results(traj)
+    assert "unknown tool 'nope'" in unknown and "unsafe path" in unsafe and "must be str" in typed
+
+
+def test_arguments_that_are_not_json_are_an_invalid_call(tiny):
+    traj = episode(tiny, [{"tool": "view", "args": "{not json"}, SUBMIT])
+    assert "not JSON" in tool_results(traj)[0] and traj.result.outcome == "submitted"
+    assert traj.result.invalid_calls == 1
+
+
+def test_a_failed_edit_is_an_observation_not_an_invalid_call(tiny):
+    traj = episode(tiny, [{"tool": "edit", "args": {"path": "calc/ops.py", "search": "no such", "replace": "x"}},
+                          SUBMIT])
+    assert tool_results(traj)[0].startswith("edit failed") and traj.result.invalid_calls == 0
+
+
+def test_a_hung_test_run_ends_the_episode_with_timeout(tiny):
+    hang = {"tool": "edit", "args": {"path": "calc/ops.py", "search": "def add(a, b):\n",
+                                     "replace": "def add(a, b):\n    while True:\n        pass\n"}}
+    traj = episode(tiny, [hang, RUN, SUBMIT], step_timeout_s=3)
+    assert traj.result.outcome == "timeout" and traj.result.reward == 0.0
+    assert "limit" in tool_results(traj)[-1]
+
+
+def test_editing_or_deleting_tests_and_conftest_tricks_gain_nothing(tiny):
+    force_pass = ("import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+                  "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n")
+    calls = [{"tool": "edit", "args": {"path": "conftest.py", "search": "", "replace": force_pass}},
+             {"tool": "edit", "args": {"path": "tests/test_ops.py", "search": "assert add(2, 3) == 5",
+                                       "replace": "assert True"}},
+             {"tool": "edit", "args": {"path": "tests/test_new.py", "search": "", "replace": "def test_x(): pass\n"}},
+             SUBMIT]
+    traj = episode(tiny, calls)
+    assert traj.result.outcome == "submitted" and traj.result.reward == 0.0
+    assert "conftest" not in traj.result.patch and "tests/" not in traj.result.patch
+
+
+def test_missing_repository_is_an_infrastructure_error_not_a_zero(tiny, tmp_path):
+    env = make_environment(AgentSettings(), quick_settings(), repos_dir=tmp_path / "nowhere")
+    traj = run_episode(env, tiny.instance, ScriptedPolicy([SUBMIT]))
+    assert traj.result.outcome == "infra_error" and traj.result.reward is None
+
+
+def test_trajectory_is_openai_chat_shape(tiny):
+    traj = episode(tiny, [GOLD, SUBMIT])
+    roles = [m["role"] for m in traj.messages]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "tool"]
+    call = traj.messages[2]["tool_calls"][0]
+    assert call["type"] == "function" and json.loads(call["function"]["arguments"])["path"] == "calc/ops.py"
+    assert traj.messages[3]["tool_call_id"] == call["id"]
+
+
+def test_tool_schemas_render_from_the_methods(tiny):
+    from evals.agent.episode import tool_schemas
+
+    env = make_environment(AgentSettings(tools=parse_tools("all")), quick_settings())
+    names = [s["function"]["name"] for s in tool_schemas(env)]
+    assert names == ["list_files", "view", "search", "edit", "run_tests", "bash", "submit"]
+    edit = next(s for s in tool_schemas(env) if s["function"]["name"] == "edit")["function"]
+    assert edit["parameters"]["required"] == ["path", "search", "replace"] and edit["description"]
+    assert "bash" not in make_environment(AgentSettings(), quick_settings()).tool_names
+
+
+def test_a_batch_writes_trajectories_and_the_outcome_mix(tiny, tmp_path):
+    report = run_episodes([tiny.instance], Script((GOLD, SUBMIT)), agent=AgentSettings(), harness=quick_settings(),
+                          repos_dir=tiny.repos_dir, out_dir=tmp_path / "out", runner=RunnerSettings(kind="serial"))
+    assert report.resolved == 1 and report.outcomes["submitted"] == 1
+    (line,) = (tmp_path / "out" / "trajectories.jsonl").read_text().splitlines()
+    assert json.loads(line)["outcome"] == "submitted"
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["instances"]["acme__calc-1"]["resolved"]
