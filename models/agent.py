@@ -57,24 +57,41 @@ def template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _bare_call(text: str) -> dict[str, Any] | None:
+    """A reply that is one JSON object `{"name": ..., "arguments"|"parameters": {...}}` (Llama 3's tool-call form)."""
+    stripped = re.sub(r"</tool_call>\s*$", "", text.strip()).strip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        obj = json.loads(stripped)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(obj, dict) and isinstance(obj.get("name"), str) and ("arguments" in obj or "parameters" in obj):
+        return obj
+    return None
+
+
+def _call(raw: str, call_id: str) -> dict[str, Any]:
+    name, arguments = "", raw
+    try:
+        obj = json.loads(raw)
+        if isinstance(obj, dict) and isinstance(obj.get("name"), str):
+            name = obj["name"]
+            args = obj.get("arguments", obj.get("parameters", {}))
+            arguments = args if isinstance(args, str) else json.dumps(args)
+    except json.JSONDecodeError:
+        m = re.search(r'"name"\s*:\s*"([^"]+)"', raw)
+        name = m.group(1) if m else ""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
 def parse_turn(text: str, turn_index: int) -> dict[str, Any]:
-    """The assistant message a completion stands for: its text outside tool-call blocks, and its tool calls."""
-    calls = []
-    for k, match in enumerate(_CALL.finditer(text)):
-        raw = match.group(1)
-        name, arguments = "", raw
-        try:
-            obj = json.loads(raw)
-            if isinstance(obj, dict) and isinstance(obj.get("name"), str):
-                name = obj["name"]
-                args = obj.get("arguments", {})
-                arguments = args if isinstance(args, str) else json.dumps(args)
-        except json.JSONDecodeError:
-            m = re.search(r'"name"\s*:\s*"([^"]+)"', raw)
-            name = m.group(1) if m else ""
-        calls.append({"id": f"call_{turn_index}_{k}", "type": "function",
-                      "function": {"name": name, "arguments": arguments}})
+    """The assistant message a completion stands for: its text outside tool-call blocks, and its tool calls
+    (Hermes/Qwen `<tool_call>` blocks, or a reply that is one bare JSON call, as Llama 3 writes them)."""
+    calls = [_call(m.group(1), f"call_{turn_index}_{k}") for k, m in enumerate(_CALL.finditer(text))]
     content = _CALL.sub("", text).strip() or None
+    if not calls and (bare := _bare_call(text)) is not None:
+        calls, content = [_call(json.dumps(bare), f"call_{turn_index}_0")], None
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if calls:
         message["tool_calls"] = calls

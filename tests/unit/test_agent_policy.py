@@ -1,0 +1,128 @@
+"""The policy as an agent: tool calls parsed from completions, the chat template rendered with `tools=`, and the
+path a user's real checkpoint takes (a local Hugging Face folder with its own tool-calling chat template), on CPU
+with a small folder built here in that shape and taught one tool call."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evals.agent import make_environment
+from evals.agent.episode import SYSTEM_PROMPT, run_episode, tool_schemas
+from models.agent import COMPACT_TEMPLATE, ChatPolicy, parse_turn
+from postgame.config import PolicySettings
+from postgame.settings.agent import AgentSettings
+from tests.harness_fixtures import calc_instance, quick_settings
+
+# A Hermes/Qwen-style template, as real tool-calling checkpoints ship (chat_template.jinja).
+HERMES = (
+    "{%- if tools %}<|im_start|>system\n<tools>\n{% for t in tools %}{{ t | tojson }}\n{% endfor %}</tools>\n"
+    "Call a tool as <tool_call>{\"name\": NAME, \"arguments\": ARGS}</tool_call><|im_end|>\n{% endif %}"
+    "{%- for m in messages %}"
+    "{%- if m.role == 'assistant' %}<|im_start|>assistant\n{% if m.content %}{{ m.content }}{% endif %}"
+    "{% for c in m.tool_calls or [] %}<tool_call>\n{\"name\": \"{{ c.function.name }}\", \"arguments\": "
+    "{{ c.function.arguments | tojson }}}\n</tool_call>{% endfor %}<|im_end|>\n"
+    "{%- elif m.role == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m.content }}\n</tool_response><|im_end|>\n"
+    "{%- else %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{%- endif %}{%- endfor %}"
+    "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+SUBMIT_CALL = '<tool_call>\n{"name": "submit", "arguments": {}}\n</tool_call><|im_end|>'
+
+
+def test_parse_turn_reads_hermes_tool_calls_and_keeps_bad_json_raw():
+    msg = parse_turn('Looking.<tool_call>{"name": "view", "arguments": {"path": "a.py"}}</tool_call>'
+                     '<tool_call>{"name": "edit", "arguments": {"path": </tool_call>', 3)
+    assert msg["content"] == "Looking."
+    first, second = msg["tool_calls"]
+    assert first == {"id": "call_3_0", "type": "function",
+                     "function": {"name": "view", "arguments": json.dumps({"path": "a.py"})}}
+    assert second["function"]["name"] == "edit" and second["function"]["arguments"].startswith('{"name"')
+    assert parse_turn("no call here", 1) == {"role": "assistant", "content": "no call here"}
+    bare = parse_turn('{"name": "run_tests", "parameters": {"paths": ["t.py"]}}', 2)  # Llama 3's form
+    assert bare["content"] is None and bare["tool_calls"][0]["function"] == {
+        "name": "run_tests", "arguments": json.dumps({"paths": ["t.py"]})}
+
+
+def test_the_compact_template_renders_tools_calls_and_results():
+    from models.policy import SHIPPED_BASE
+
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(SHIPPED_BASE)
+    tok.chat_template = COMPACT_TEMPLATE
+    env = make_environment(AgentSettings(), quick_settings())
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "fix it"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "view", "arguments": '{"path": "a.py"}'}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "1 x = 1"}]
+    from models.agent import template_messages
+
+    text = tok.apply_chat_template(template_messages(messages), tools=tool_schemas(env), add_generation_prompt=True,
+                                   tokenize=False)
+    assert text.startswith("tools: list_files(path) view(path,start,end)")
+    assert '<tool_call>{"name": "view", "arguments": {"path": "a.py"}}</tool_call>' in text
+    assert "<tool>1 x = 1" in text and text.endswith("<assistant>")
+
+
+@pytest.fixture(scope="module")
+def tool_checkpoint(tmp_path_factory):
+    """A tiny Qwen2 with its own tool-calling chat template, taught to answer any task with a submit call."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+
+    out = tmp_path_factory.mktemp("hf-tool-model")
+    raw = Tokenizer(models.BPE())
+    raw.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["<|im_end|>", "<|pad|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    raw.train_from_iterator([HERMES, SUBMIT_CALL, SYSTEM_PROMPT] * 3, trainer=trainer)
+    tok = PreTrainedTokenizerFast(tokenizer_object=raw, eos_token="<|im_end|>", pad_token="<|pad|>")
+    from tokenizers import decoders
+
+    tok.backend_tokenizer.decoder = decoders.ByteLevel()
+    tok.chat_template = HERMES
+    torch.manual_seed(0)
+    model = Qwen2ForCausalLM(Qwen2Config(vocab_size=len(tok), hidden_size=64, intermediate_size=128,
+                                         num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
+                                         max_position_embeddings=4096, eos_token_id=tok.eos_token_id,
+                                         pad_token_id=tok.pad_token_id, tie_word_embeddings=True))
+    tok.save_pretrained(out)
+    model.save_pretrained(out)
+    # Teach it the one call: the rendered first turn of an episode, then the submit call.
+    policy = ChatPolicy(out, settings=PolicySettings(), max_new_tokens=32)
+    env = make_environment(AgentSettings(tools=("submit",)), quick_settings())
+    tasks = ["TASK", "Task acme__calc-1 in acme/calc:\ndivide() floors: 7/2 gives 3", "fix the bug in x.py please"]
+    batch = []
+    for task in tasks:
+        prompt = policy.render([{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task}],
+                               tool_schemas(env))
+        p_ids = tok(prompt, add_special_tokens=False)["input_ids"]  # prompt and answer tokenised apart, as served
+        ids = torch.tensor([p_ids + tok(SUBMIT_CALL, add_special_tokens=False)["input_ids"]])
+        labels = ids.clone()
+        labels[:, :len(p_ids)] = -100
+        batch.append((ids, labels))
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    model.train()
+    for step in range(90):
+        ids, labels = batch[step % len(batch)]
+        loss = model(input_ids=ids, labels=labels).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    model.save_pretrained(out)
+    return out
+
+
+def test_a_local_checkpoint_with_its_own_template_acts_through_tool_calls(tool_checkpoint, tmp_path):
+    tiny = calc_instance(tmp_path)
+    policy = ChatPolicy(tool_checkpoint, settings=PolicySettings(), name="hf-local", max_new_tokens=32)
+    env = make_environment(AgentSettings(tools=("submit",)), quick_settings(), repos_dir=tiny.repos_dir)
+    rendered = policy.render([{"role": "user", "content": "x"}], tool_schemas(env))
+    assert "<tools>" in rendered and '"name": "submit"' in rendered  # its own template, with tools=
+    traj = run_episode(env, tiny.instance, policy)
+    call = traj.messages[2]["tool_calls"][0]
+    assert call["function"]["name"] == "submit" and json.loads(call["function"]["arguments"]) == {}
+    assert traj.result.outcome == "submitted" and traj.result.reward == 0.0  # it changed nothing: graded, not fixed
+    assert traj.turns == 1 and traj.prompt_tokens > 0 and traj.completion_tokens > 0
