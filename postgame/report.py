@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from postgame.charts import ChartData, CyclePoint, SplitPoint, SplitSeries, write_charts
 from postgame.config import Config
 from postgame.settings.demo import CostSettings
 
@@ -371,12 +372,29 @@ class WrittenReport(BaseModel):
     charts: list[Path]
 
 
+def chart_data(reports: list[CycleReport]) -> ChartData:
+    """What the charts draw (`postgame.charts`), from the cycles' reports: per split, the cycles whose champion was
+    measured there (in-domain split first); per cycle, its cost by part."""
+    splits = sorted({s.split for r in reports for s in r.scores}, key=lambda s: (s != "indomain", s))
+    series = []
+    for split in splits:
+        scored = [(r.cycle, s) for r in reports for s in r.scores if s.split == split and s.champion_after is not None]
+        points = [SplitPoint(cycle=c, champion=s.champion_after or 0.0, interval=s.interval, candidate=s.candidate,
+                             baselines=dict(s.baselines)) for c, s in scored]
+        series.append(SplitSeries(split=split, role=scored[0][1].role if scored else split,
+                                  instances=scored[-1][1].instances if scored else 0, points=points))
+    cycles = [CyclePoint(cycle=r.cycle, cpu_usd=r.cost.cpu_usd if r.cost else r.cost_usd,
+                         gpu_usd=r.cost.gpu_usd if r.cost else 0.0, serving_usd=r.cost.serving_usd if r.cost else 0.0,
+                         intelligence_per_dollar=r.intelligence_per_dollar,
+                         cumulative_intelligence_per_dollar=r.cumulative_intelligence_per_dollar,
+                         cost_per_1m_tokens=r.cost_per_1m_tokens) for r in reports]
+    return ChartData(splits=series, cycles=cycles)
+
+
 def write_report(reports: list[CycleReport], out_dir: Path) -> WrittenReport:
     """`report.md` and one PNG per chart in out_dir."""
-    from postgame.charts import write_charts
-
     out_dir.mkdir(parents=True, exist_ok=True)
-    charts = write_charts(reports, out_dir) if reports else {}
+    charts = write_charts(chart_data(reports), out_dir) if reports else {}
     path = out_dir / "report.md"
     path.write_text(markdown(reports, charts))
     return WrittenReport(markdown=path, charts=[out_dir / name for name in charts.values()])
