@@ -1,7 +1,9 @@
 """Charts of the cycles so far (matplotlib, no display needed): what the report and the MLflow run show.
 
     resolve_rate   the champion's resolve rate per cycle with its 95% interval, per evaluation split (in-domain
-                   held-out bugs, the unseen-project guard), the candidates beside it, baselines as dashed lines
+                   held-out bugs, the unseen-project guard), the candidates beside it, baselines as dashed lines:
+                   the base policy per cycle, and the empty patch and a random single edit as measured by
+                   `postgame bootstrap` (horizontal; "unknown" in the legend for a split where they were not)
     cost           cost per cycle, stacked by part (CPU, GPU, serving)
     intelligence   cumulative intelligence per dollar (resolve-rate points per $), and per cycle
     tokens         cost per million generated tokens of the traffic learned from
@@ -32,11 +34,22 @@ class SplitPoint:
 
 
 @dataclass(frozen=True)
+class ChanceBaseline:
+    """What needs no model on one split: the empty patch, a random single edit. `rate` None = not measured for this
+    split; `source` says what measured it (or what would)."""
+
+    name: str
+    rate: float | None
+    source: str
+
+
+@dataclass(frozen=True)
 class SplitSeries:
     split: str
     role: str  # "in-domain held-out bugs" | "unseen-project guard"
     instances: int  # graded per policy in the latest cycle
     points: list[SplitPoint]
+    chance: list[ChanceBaseline] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -71,6 +84,19 @@ def _cycles(data: ChartData) -> list[int]:
     return [c.cycle for c in data.cycles]
 
 
+def _chance_lines(ax, chance: list[ChanceBaseline]) -> list[float]:
+    """Dashed horizontal lines for the chance baselines of one split; an unmeasured one is named in the legend."""
+    drawn = []
+    for i, base in enumerate(chance):
+        if base.rate is None:
+            ax.plot([], [], linestyle="none", label=f"{base.name}: unknown ({base.source})")
+            continue
+        ax.axhline(base.rate * 100, linestyle=(0, (5, 3)), linewidth=1.2, color=("tab:gray", "tab:red")[i % 2],
+                   label=f"{base.name}: {base.rate:.1%} ({base.source})")
+        drawn.append(base.rate * 100)
+    return drawn
+
+
 def resolve_rate(data: ChartData, fig=None):
     splits = data.splits
     fig = fig or _figure(7.0, 3.4 * max(1, len(splits)))
@@ -91,10 +117,11 @@ def resolve_rate(data: ChartData, fig=None):
             values = [(p.cycle, p.baselines[name] * 100) for p in points if name in p.baselines]
             ax.plot([c for c, _ in values], [v for _, v in values], linestyle="--", marker=".",
                     color=f"C{(i + 2) % 10}", label=f"baseline: {name}")
+        chance = _chance_lines(ax, series.chance)
         ax.set_title(f"champion resolve rate: {series.role} (split {series.split}, {series.instances} instances)",
                      fontsize=10)
         ax.set_ylabel("resolved (%)")
-        shown = hi + [v for _, v in tried] + [v * 100 for p in points for v in p.baselines.values()]
+        shown = hi + [v for _, v in tried] + [v * 100 for p in points for v in p.baselines.values()] + chance
         ax.set_ylim(-2, min(102.0, max(shown + [10.0]) * 1.15))
         ax.set_xticks(xs or [1])
         ax.grid(alpha=0.3)
