@@ -134,7 +134,7 @@ def _run(cfg: Config, cycles: int, sessions: int, keep_up: bool, config_path: st
     from flows.cycle import run_cycle
     from infra.stack import down, up
     from models.traffic import simulate_traffic
-    from postgame.report import history, write_report
+    from postgame.report import history, measured_chance, write_report
 
     screen.line(f"postgame demo: {cycles} cycles of {sessions} sessions (home {cfg.home}); library logs: {log_path}")
     reports = []
@@ -170,7 +170,7 @@ def _run(cfg: Config, cycles: int, sessions: int, keep_up: bool, config_path: st
             for text in cycle_block(report):
                 screen.line(text)
         with screen.step("report") as bar:
-            written = write_report(history(cfg), cfg.home / "report")
+            written = write_report(history(cfg), cfg.home / "report", measured_chance(cfg))
             bar.outcome = str(written.markdown)
     except BaseException:
         screen.line(f"demo stopped; the details are in {log_path}")

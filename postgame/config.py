@@ -43,13 +43,14 @@ class StackSettings(_Section):
     """The local stack that `postgame up` starts. Loopback only unless `host` says otherwise."""
 
     host: str = Field("127.0.0.1", description="Interface every service binds to.")
-    prefect_port: int = Field(4200, ge=1, le=65535)
-    mlflow_port: int = Field(5000, ge=1, le=65535)
-    s3_port: int = Field(8333, ge=1, le=65535)
+    prefect_port: int = Field(4200, ge=1, le=65535, description="Prefect server (UI and API).")
+    mlflow_port: int = Field(5000, ge=1, le=65535, description="MLflow tracking server and model registry.")
+    s3_port: int = Field(8333, ge=1, le=65535, description="SeaweedFS's S3 API (the object store).")
     weed_port_base: int = Field(19330, ge=1024, le=65500,
                                 description="SeaweedFS's internal ports: this one and the next 6 (master, volume, "
                                             "filer, each with its gRPC port, and the S3 gRPC port).")
-    start_timeout_s: float = Field(90.0, gt=0)
+    start_timeout_s: float = Field(90.0, gt=0, description="`postgame up` fails, naming the services and their "
+                                   "logs, when they are not healthy within this many seconds.")
 
 
 class StoreSettings(_Section):
@@ -60,19 +61,22 @@ class StoreSettings(_Section):
     never logged.
     """
 
-    uri: str = ""
+    uri: str = Field("", description="s3://bucket or a folder; empty = s3://postgame when the stack runs, else "
+                                     "<home>/store.")
     endpoint_url: str = Field("", description="S3 endpoint; empty = the local stack's SeaweedFS.")
     access_key_id: SecretStr = Field(SecretStr(""), description="Prefer AWS_ACCESS_KEY_ID in the environment.")
     secret_access_key: SecretStr = Field(SecretStr(""), description="Prefer AWS_SECRET_ACCESS_KEY in the environment.")
-    region: str = "us-east-1"
+    region: str = Field("us-east-1", description="S3 region name given to the client.")
 
 
 class TrackingSettings(_Section):
     """MLflow. Empty `tracking_uri` = the stack's server when it runs, else `sqlite:///<home>/mlflow.db`."""
 
-    tracking_uri: str = ""
-    experiment: str = "postgame"
-    registered_model: str = "postgame-policy"
+    tracking_uri: str = Field("", description="MLflow tracking (and registry) URI; empty = the stack's server "
+                                              "when it runs, else sqlite:///<home>/mlflow.db.")
+    experiment: str = Field("postgame", description="MLflow experiment of the cycle, training and bootstrap runs.")
+    registered_model: str = Field("postgame-policy", description="Registered model whose versions are the "
+                                                                "candidates; aliases `champion` and `challenger`.")
 
 
 class BootstrapSettings(_Section):
@@ -85,9 +89,9 @@ class BootstrapSettings(_Section):
     stdlib_max_file_bytes: int = Field(40_000, gt=0, description="Larger stdlib modules are skipped.")
     stdlib_mutations_per_file: int = Field(20, ge=0, description="Synthetic repairs made per stdlib module.")
     seq_len: int = Field(192, gt=16, description="Tokens per pre-training chunk.")
-    batch_size: int = Field(8, gt=0)
-    learning_rate: float = Field(1.5e-3, gt=0)
-    warmup_steps: int = Field(100, ge=0)
+    batch_size: int = Field(8, gt=0, description="Sequences per optimizer step, every stage.")
+    learning_rate: float = Field(1.5e-3, gt=0, description="AdamW peak learning rate (cosine decay after warmup).")
+    warmup_steps: int = Field(100, ge=0, description="Linear warmup steps before the peak learning rate.")
     lm_steps: int = Field(2000, ge=0, description="Stage 1: next-token pre-training on the code corpus.")
     curriculum_steps: int = Field(600, ge=0, description="Stage 2: copy a span; copy and edit one token; repair.")
     repair_steps: int = Field(6000, ge=0, description="Stage 3: SFT on synthetic repairs and train-split gold.")
@@ -100,20 +104,25 @@ class PolicySettings(_Section):
     """The policy. Default: the base shipped in models/base (a small Qwen2 pre-trained by `postgame bootstrap`);
     the architecture keys below are the base's and that of an untrained embedded policy."""
 
-    base_model: str = Field("", description="A local checkpoint folder to start from; empty = build the embedded one.")
+    base_model: str = Field("", description="A local Hugging Face checkpoint folder to start from; empty = the "
+                                            "pre-trained base shipped in models/base (an untrained embedded one, "
+                                            "built under home, where it is missing).")
     engine: Literal["transformers", "vllm"] = Field("transformers", description="vllm needs GPUs: pip install "
                                                                                 "'postgame[gpu]'.")
-    hidden_size: int = Field(192, gt=0)
+    hidden_size: int = Field(192, gt=0, description="Model width (Qwen2 hidden_size).")
     intermediate_size: int = Field(576, ge=0, description="MLP width; 0 = 2 x hidden_size.")
-    num_layers: int = Field(4, gt=0)
-    num_heads: int = Field(4, gt=0)
-    vocab_size: int = Field(4096, ge=300)
-    max_position_embeddings: int = Field(2048, gt=0)
+    num_layers: int = Field(4, gt=0, description="Transformer layers.")
+    num_heads: int = Field(4, gt=0, description="Attention heads.")
+    vocab_size: int = Field(4096, ge=300, description="Size of the byte-level BPE vocabulary trained on the seed "
+                                                      "projects' code (256 bytes + merges + special tokens).")
+    max_position_embeddings: int = Field(2048, gt=0, description="Longest sequence the model takes (prompt + "
+                                                                 "completion; also DPO's max_length).")
     max_prompt_tokens: int = Field(320, gt=0, description="Longer prompts are truncated (left side kept: the code "
                                    "window and the answer format come last).")
-    max_new_tokens: int = Field(128, gt=0)
-    temperature: float = Field(1.0, gt=0)
-    seed: int = 0
+    max_new_tokens: int = Field(128, gt=0, description="Longest completion generated.")
+    temperature: float = Field(1.0, gt=0, description="Sampling temperature (traffic, pass@k, GRPO); evaluation "
+                                                      "is greedy.")
+    seed: int = Field(0, description="Default sampling seed, and the initial weights of an embedded policy.")
     prompt_context: Literal["oracle", "file"] = Field(
         "oracle", description="What a prompt shows: `oracle` = the function the failing tests reach (SWE-bench's "
                               "oracle retrieval; what a small model can act on), `file` = the localised files whole.")
@@ -123,7 +132,10 @@ class PolicySettings(_Section):
 
 
 class Config(_Section):
-    home: Path = Field(Path(".postgame"), description="All state: servers' data, logs, caches, outputs.")
+    """Every section of postgame.yaml (reference: docs/config.md, written from these models)."""
+
+    home: Path = Field(Path(".postgame"), description="All state: servers' data, logs, caches, outputs; "
+                                                      "$POSTGAME_HOME wins over the file.")
     stack: StackSettings = StackSettings()
     store: StoreSettings = StoreSettings()
     tracking: TrackingSettings = TrackingSettings()
@@ -138,8 +150,7 @@ class Config(_Section):
     agent: AgentSettings = Field(AgentSettings(), description="The agent environment: tools and episode limits "
                                  "(evals/agent/).")
     factory: FactorySettings = Field(FactorySettings(), validation_alias=AliasChoices("factory", "tasks"),
-                                     description="The coding-task world and the traffic simulator (`tasks:` is "
-                                                 "still read, the section's old name).")
+                                     description="The coding-task world and the traffic simulator.")
     promote: PromoteSettings = PromoteSettings()
     cost: CostSettings = CostSettings()
     runner: RunnerSettings = RunnerSettings()

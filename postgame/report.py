@@ -18,10 +18,12 @@ from __future__ import annotations
 import math
 import resource
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from postgame.charts import ChanceBaseline, ChartData, CyclePoint, SplitPoint, SplitSeries, write_charts
 from postgame.config import Config
 from postgame.settings.demo import CostSettings
 
@@ -371,12 +373,71 @@ class WrittenReport(BaseModel):
     charts: list[Path]
 
 
-def write_report(reports: list[CycleReport], out_dir: Path) -> WrittenReport:
-    """`report.md` and one PNG per chart in out_dir."""
-    from postgame.charts import write_charts
+# The chance baselines `postgame bootstrap` measures per split (models/measure.py) and tags the base version with,
+# as `bootstrap.<split>.<key>`: (key, what the chart calls it).
+CHANCE = (("empty", "empty patch"), ("random_edit", "random single edit"))
+UNMEASURED = "not measured: `postgame bootstrap` measures it"
 
+
+def chance_from_tags(tags: Mapping[str, str], version: str) -> dict[str, list[ChanceBaseline]]:
+    """Pure: per split, the chance baselines recorded in a base version's `bootstrap.<split>.*` tags."""
+    splits = sorted({k.split(".")[1] for k in tags if k.startswith("bootstrap.") and k.count(".") == 2})
+    out = {}
+    for split in splits:
+        n = tags.get(f"bootstrap.{split}.instances")
+        source = f"bootstrap of v{version}" + (f", {float(n):.0f} tasks" if n else "")
+        known = [ChanceBaseline(name, float(tags[f"bootstrap.{split}.{key}"]), source)
+                 for key, name in CHANCE if f"bootstrap.{split}.{key}" in tags]
+        if known:
+            out[split] = known
+    return out
+
+
+def measured_chance(cfg: Config) -> dict[str, list[ChanceBaseline]]:
+    """The chance baselines of the newest registered version that `postgame bootstrap` measured; {} when none was
+    (the demo registers the base without measuring it)."""
+    from mlflow import MlflowClient
+
+    from postgame.runtime import resolve
+
+    uri = resolve(cfg).tracking_uri
+    client = MlflowClient(tracking_uri=uri, registry_uri=uri)
+    versions = client.search_model_versions(f"name = '{cfg.tracking.registered_model}'")
+    for mv in sorted(versions, key=lambda v: int(v.version), reverse=True):
+        chance = chance_from_tags(dict(mv.tags or {}), str(mv.version))
+        if chance:
+            return chance
+    return {}
+
+
+def chart_data(reports: list[CycleReport], chance: Mapping[str, list[ChanceBaseline]] | None = None) -> ChartData:
+    """What the charts draw (`postgame.charts`), from the cycles' reports: per split, the cycles whose champion was
+    measured there (in-domain split first) and the split's chance baselines (`chance`, e.g. `measured_chance`; a
+    split without them gets them as unknown, so the chart says so); per cycle, its cost by part."""
+    chance = chance or {}
+    splits = sorted({s.split for r in reports for s in r.scores}, key=lambda s: (s != "indomain", s))
+    series = []
+    for split in splits:
+        scored = [(r.cycle, s) for r in reports for s in r.scores if s.split == split and s.champion_after is not None]
+        points = [SplitPoint(cycle=c, champion=s.champion_after or 0.0, interval=s.interval, candidate=s.candidate,
+                             baselines=dict(s.baselines)) for c, s in scored]
+        unknown = [ChanceBaseline(name, None, UNMEASURED) for _, name in CHANCE]
+        series.append(SplitSeries(split=split, role=scored[0][1].role if scored else split,
+                                  instances=scored[-1][1].instances if scored else 0, points=points,
+                                  chance=list(chance.get(split) or unknown)))
+    cycles = [CyclePoint(cycle=r.cycle, cpu_usd=r.cost.cpu_usd if r.cost else r.cost_usd,
+                         gpu_usd=r.cost.gpu_usd if r.cost else 0.0, serving_usd=r.cost.serving_usd if r.cost else 0.0,
+                         intelligence_per_dollar=r.intelligence_per_dollar,
+                         cumulative_intelligence_per_dollar=r.cumulative_intelligence_per_dollar,
+                         cost_per_1m_tokens=r.cost_per_1m_tokens) for r in reports]
+    return ChartData(splits=series, cycles=cycles)
+
+
+def write_report(reports: list[CycleReport], out_dir: Path,
+                 chance: Mapping[str, list[ChanceBaseline]] | None = None) -> WrittenReport:
+    """`report.md` and one PNG per chart in out_dir; `chance`: the splits' chance baselines (`measured_chance`)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    charts = write_charts(reports, out_dir) if reports else {}
+    charts = write_charts(chart_data(reports, chance), out_dir) if reports else {}
     path = out_dir / "report.md"
     path.write_text(markdown(reports, charts))
     return WrittenReport(markdown=path, charts=[out_dir / name for name in charts.values()])

@@ -95,7 +95,7 @@ def _publish(cfg: Config, start: CycleStart, result: CycleReport, model_uri: str
 
     from postgame.charts import overview
     from postgame.lineage import follow
-    from postgame.report import history, markdown, table_rows
+    from postgame.report import chart_data, history, markdown, measured_chance, table_rows
     from postgame.runtime import resolve
 
     resolve(cfg)  # points MLflow at the stack
@@ -114,7 +114,7 @@ def _publish(cfg: Config, start: CycleStart, result: CycleReport, model_uri: str
         mlflow.log_dict(result.model_dump(mode="json"), REPORT_ARTIFACT)
         if lineage is not None:
             mlflow.log_dict(lineage.to_dict(), "lineage.json")
-        mlflow.log_figure(overview(reports), "charts/overview.png")
+        mlflow.log_figure(overview(chart_data(reports, measured_chance(cfg))), "charts/overview.png")
     if result.version:
         _tag_version(cfg, result, metrics, model_uri)
     return result

@@ -33,12 +33,12 @@ def report(out: Path | None = typer.Option(None, "--out", help="Folder for repor
                                                                 "(default: <home>/report)."),
            as_json: bool = typer.Option(False, "--json", help="Print every cycle's report as JSON.")) -> None:
     """Every cycle so far: champion resolve rate with its interval, cost, intelligence per dollar, cost per 1M tokens."""
-    from postgame.report import history, write_report
+    from postgame.report import history, measured_chance, write_report
 
     cfg = runtime.current_config()
     with quiet_stdout(as_json):
         reports = history(cfg)
-        written = write_report(reports, out or cfg.home / "report")
+        written = write_report(reports, out or cfg.home / "report", measured_chance(cfg))
     if as_json:
         echo_json({"report": str(written.markdown), "charts": [str(p) for p in written.charts],
                    "cycles": [r.model_dump(mode="json") for r in reports]})

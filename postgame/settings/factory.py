@@ -1,4 +1,5 @@
-"""Settings of the task factory and the traffic simulator (section `tasks:` of postgame.yaml)."""
+"""Settings of the task factory and the traffic simulator (section `factory:` of postgame.yaml; `tasks:` is still
+read)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,9 @@ class FactorySettings(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> FactorySettings:
+        """operators are registered names; split_fractions has exactly the keys train, eval, holdout, each >= 0,
+        summing to 1; split_projects pins each project to one of those splits at most; instances_per_project <=
+        candidates_per_project."""
         unknown = sorted(set(self.operators) - set(OPERATOR_NAMES))
         if unknown:
             raise ValueError(f"factory.operators = {unknown}: unknown; valid names: {', '.join(OPERATOR_NAMES)}")

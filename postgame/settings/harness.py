@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class HarnessSettings(BaseModel):
+    """The SWE-style evaluation harness (also the RL reward): each test run sandboxed, limited and timed."""
+
     model_config = ConfigDict(extra="forbid")
 
     timeout_s: float = Field(60.0, gt=0, description="Wall-clock limit of one test run; the whole process tree is killed.")
@@ -43,6 +45,7 @@ class HarnessSettings(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> HarnessSettings:
+        """cpu_time_s is 0 or >= 1; tmp_size_mb <= memory_mb (/tmp lives in memory)."""
         if self.cpu_time_s and self.cpu_time_s < 1:
             raise ValueError(f"cpu_time_s = {self.cpu_time_s} must be >= 1 or 0 (derived from timeout_s = {self.timeout_s})")
         if self.tmp_size_mb > self.memory_mb:

@@ -6,6 +6,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class IngestSettings(BaseModel):
+    """The ingest stage: new log objects -> quarantine + a content-addressed Parquet snapshot."""
+
     model_config = ConfigDict(extra="forbid")
 
     source: str = Field("", description="Where production logs are read: a folder or s3://bucket/prefix; empty = "
@@ -24,6 +26,7 @@ class IngestSettings(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> IngestSettings:
+        """state_prefix ends with /; quarantine_text_bytes <= max_line_bytes."""
         if not self.state_prefix.endswith("/"):
             raise ValueError(f"state_prefix = {self.state_prefix!r} must end with '/'")
         if self.quarantine_text_bytes > self.max_line_bytes:

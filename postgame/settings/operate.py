@@ -75,6 +75,7 @@ class OperateSettings(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> OperateSettings:
+        """schedule_cron is empty or has 5 (or 6) fields."""
         fields = self.schedule_cron.split()
         if self.schedule_cron and len(fields) not in (5, 6):
             raise ValueError(f"schedule_cron = {self.schedule_cron!r} must have 5 fields (minute hour day month "

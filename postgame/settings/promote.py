@@ -15,6 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class PromoteSettings(BaseModel):
+    """The promotion gate: a paired test on the deciding split, guards on others, an optional reviewer. With the
+    defaults (60 instances, one-sided exact McNemar at 0.05) it detects +11 resolve-rate points with 80% power
+    (`models.stats.detectable_effect` computes it for any n)."""
+
     model_config = ConfigDict(extra="forbid")
 
     metric: Literal["resolved_rate", "mean_reward"] = Field(
@@ -61,6 +65,7 @@ class PromoteSettings(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> PromoteSettings:
+        """Each guard_splits tolerance is in 0..1; decide_split is not also a guard split."""
         bad = {k: v for k, v in self.guard_splits.items() if not 0 <= v <= 1}
         if bad:
             raise ValueError(f"promote.guard_splits = {bad}: each tolerance must be between 0 and 1")

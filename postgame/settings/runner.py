@@ -18,6 +18,8 @@ RunnerKind = Literal["serial", "process", "thread", "dask"]
 
 
 class RunnerSettings(BaseModel):
+    """The fan-out: where ingest's per-object parsing and the harness's per-instance evaluations run."""
+
     model_config = ConfigDict(extra="forbid")
 
     kind: RunnerKind = Field("process", description="serial (this process), process (local process pool), thread "
@@ -31,6 +33,7 @@ class RunnerSettings(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> RunnerSettings:
+        """address only with kind dask, and as a scheduler URL (tcp://host:8786)."""
         if self.address and self.kind != "dask":
             raise ValueError(f"runner.address = {self.address!r} is only used with runner.kind = dask "
                              f"(kind is {self.kind!r})")

@@ -39,12 +39,14 @@ class TrainSettings(_Section):
     """One training run per cycle, through TRL. `method: auto` picks by what the curated data holds
     (`models.train.choose_method` states the rule)."""
 
-    method: Literal["auto", "sft", "dpo", "grpo"] = Field("auto", description="Trainer by name "
-                                                                              "(models.train.TRAINERS).")
+    method: Literal["auto", "sft", "dpo", "grpo"] = Field(
+        "auto", description="Trainer by name (models.train.TRAINERS). auto: sft with >= batch_size verified "
+                            "completions, else dpo with >= batch_size pairs, else grpo (models.train.choose_method).")
     reward: Literal["harness"] = Field("harness", description="GRPO reward by name (models.train.REWARDS); the "
-                                                              "harness grades each completion.")
+                                                              "harness grades each completion: 1.0 resolved, "
+                                                              "0.0 not, None on an infrastructure error.")
     max_steps: int = Field(32, gt=0, description="Optimizer steps per run (32 SFT steps of 4 on the base: ~45 CPU s).")
-    learning_rate: float = Field(5e-4, gt=0)
+    learning_rate: float = Field(5e-4, gt=0, description="Optimizer learning rate (TRL's, every method).")
     batch_size: int = Field(4, gt=0, description="Per-device batch (for GRPO: completions, a multiple of "
                                                  "num_generations).")
     num_generations: int = Field(4, ge=2, description="GRPO completions per prompt (the group).")
@@ -72,6 +74,7 @@ class TrainSettings(_Section):
 
     @model_validator(mode="after")
     def _check(self) -> TrainSettings:
+        """batch_size is a multiple of num_generations; use_vllm needs use_gpu."""
         if self.batch_size % self.num_generations:
             raise ValueError(f"train.batch_size={self.batch_size} must be a multiple of "
                              f"train.num_generations={self.num_generations}")

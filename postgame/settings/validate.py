@@ -1,10 +1,4 @@
-"""Settings of the validate stage (section `validate:` of postgame.yaml).
-
-The contract's expectations are always critical. Each batch check has a bound (`<check>_max`) and a severity
-(`<check>_severity`): `critical` stops the cycle before training (DataValidationError), `warning` is recorded and the
-cycle goes on. Drift checks compare with the latest earlier snapshot that has at least `drift_min_records` records;
-with none, they are skipped (and the report says so). Relative drift `max` = 1.0 allows from half to double.
-"""
+"""Settings of the validate stage (section `validate:` of postgame.yaml); the checks are described on the model."""
 
 from __future__ import annotations
 
@@ -25,25 +19,36 @@ class Bound:
 
 
 class ValidateSettings(BaseModel):
+    """The validate stage: the log contract's expectations (always critical) and batch checks, each a bound
+    `<check>_max` with a severity `<check>_severity` (critical stops the cycle before training with
+    DataValidationError; warning is recorded). Drift compares with the latest earlier snapshot that has at least
+    `drift_min_records` records (none: skipped, and the report says so); relative drift 1.0 allows half to double."""
+
     model_config = ConfigDict(extra="forbid")
 
     min_records: int = Field(1, ge=0, description="Fewer records in the snapshot is critical: nothing to train on.")
     quarantine_rate_max: float = Field(0.2, ge=0, le=1, description="Largest share of the snapshot's non-blank lines "
                                                                     "that may be quarantined.")
-    quarantine_rate_severity: Severity = "critical"
+    quarantine_rate_severity: Severity = Field("critical", description="What quarantine_rate_max exceeded does: critical "
+                                      "stops the cycle, warning is recorded.")
     duplicate_rate_max: float = Field(0.5, ge=0, le=1, description="Largest share of valid lines that may be exact "
                                                                    "re-sends of known sessions.")
-    duplicate_rate_severity: Severity = "warning"
+    duplicate_rate_severity: Severity = Field("warning", description="What duplicate_rate_max exceeded does: critical "
+                                      "stops the cycle, warning is recorded.")
     resolved_share_drift_max: float = Field(0.25, ge=0, le=1, description="Largest absolute change of the share of "
                                                                           "resolved sessions (0.25 = 25 points).")
-    resolved_share_drift_severity: Severity = "warning"
+    resolved_share_drift_severity: Severity = Field("warning", description="What resolved_share_drift_max exceeded does: critical "
+                                      "stops the cycle, warning is recorded.")
     prompt_tokens_drift_max: float = Field(1.0, ge=0, description="Largest relative change of mean prompt tokens.")
-    prompt_tokens_drift_severity: Severity = "warning"
+    prompt_tokens_drift_severity: Severity = Field("warning", description="What prompt_tokens_drift_max exceeded does: critical "
+                                      "stops the cycle, warning is recorded.")
     completion_tokens_drift_max: float = Field(1.0, ge=0, description="Largest relative change of mean completion "
                                                                       "tokens.")
-    completion_tokens_drift_severity: Severity = "warning"
+    completion_tokens_drift_severity: Severity = Field("warning", description="What completion_tokens_drift_max exceeded does: critical "
+                                      "stops the cycle, warning is recorded.")
     latency_drift_max: float = Field(1.0, ge=0, description="Largest relative change of median latency_ms.")
-    latency_drift_severity: Severity = "warning"
+    latency_drift_severity: Severity = Field("warning", description="What latency_drift_max exceeded does: critical "
+                                      "stops the cycle, warning is recorded.")
     drift_min_records: int = Field(30, ge=1, description="Drift is measured only between snapshots with at least "
                                                          "this many records each (fewer is noise).")
     batch_rows: int = Field(50_000, gt=0, description="Rows validated at a time (whole Parquet row groups): peak "
