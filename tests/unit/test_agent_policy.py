@@ -45,9 +45,9 @@ def test_parse_turn_reads_hermes_tool_calls_and_keeps_bad_json_raw():
 
 
 def test_the_compact_template_renders_tools_calls_and_results():
-    from models.policy import SHIPPED_BASE
-
     from transformers import AutoTokenizer
+
+    from models.policy import SHIPPED_BASE
 
     tok = AutoTokenizer.from_pretrained(SHIPPED_BASE)
     tok.chat_template = COMPACT_TEMPLATE
