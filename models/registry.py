@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from models.scores import Evaluation, SplitScores
 from postgame.config import Config
 from postgame.errors import RollbackError, StaleChampion
 
@@ -312,16 +313,14 @@ def set_description(cfg: Config, version: str, text: str) -> None:
     client(cfg).update_model_version(cfg.tracking.registered_model, str(version), description=text)
 
 
-def store_scores(cfg: Config, run_id: str, scores) -> None:
+def store_scores(cfg: Config, run_id: str, scores: SplitScores) -> None:
     """A policy's per-instance scores on one graded set, kept in its run as `scores/<cache key>.json`."""
     client(cfg).log_dict(run_id, scores.to_dict(), f"scores/{scores.cache_key}.json")
 
 
-def load_scores(cfg: Config, run_id: str, key: str):
-    """The stored scores with this cache key (`models.evaluate.SplitScores`), or None."""
+def load_scores(cfg: Config, run_id: str, key: str) -> SplitScores | None:
+    """The stored scores with this cache key, or None."""
     from mlflow.exceptions import MlflowException
-
-    from models.evaluate import SplitScores
 
     if not run_id:
         return None
@@ -333,7 +332,7 @@ def load_scores(cfg: Config, run_id: str, key: str):
             return None
 
 
-def log_evaluation(cfg: Config, run_id: str, evaluation) -> None:
+def log_evaluation(cfg: Config, run_id: str, evaluation: Evaluation) -> None:
     """Headline metrics and `eval/per_instance.json` (both models' outcome on every graded instance) in run_id."""
     c = client(cfg)
     champ = evaluation.champion_splits or {}
