@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 from models.scores import Evaluation, InstanceOutcome, SplitScores
@@ -162,7 +163,8 @@ def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, spl
 
 def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str, str], out_dir: Path,
                run_id: str, stored: dict[str, SplitScores] | None = None,
-               mapper: Mapper | None = None) -> dict[str, SplitScores]:
+               mapper: Mapper | None = None,
+               progress: Callable[[str, int], None] | None = None) -> dict[str, SplitScores]:
     from models import registry
 
     scores = {}
@@ -170,20 +172,26 @@ def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str,
         hit = (stored or {}).get(split)
         if hit is not None:
             scores[split] = hit
-            continue
-        scores[split] = score_policy(cfg, policy, records, out_dir / split, split=split, key=keys[split],
-                                     mapper=mapper)
-        if run_id:
-            registry.store_scores(cfg, run_id, scores[split])
+        else:
+            if progress:
+                progress(f"answering and grading {split}", 0)
+            scores[split] = score_policy(cfg, policy, records, out_dir / split, split=split, key=keys[split],
+                                         mapper=mapper)
+            if run_id:
+                registry.store_scores(cfg, run_id, scores[split])
+        if progress:
+            progress(f"graded {split}", len(records))
     return scores
 
 
-def score_sets(cfg: Config, policy, run_id: str, out_dir: Path) -> tuple[str, dict[str, SplitScores]]:
+def score_sets(cfg: Config, policy, run_id: str, out_dir: Path,
+               progress: Callable[[str, int], None] | None = None) -> tuple[str, dict[str, SplitScores]]:
     """The deciding split and `policy`'s scores on every set promotion grades, stored in `run_id` so that a cycle
-    whose champion this policy becomes reuses them instead of grading it again (`postgame bootstrap`)."""
+    whose champion this policy becomes reuses them instead of grading it again (`postgame bootstrap`).
+    `progress(text, graded)`: told what starts next and how many instances were just graded."""
     decide, sets, _ = graded_sets(cfg)
     keys = {split: cache_key(cfg, split, records) for split, records in sets.items()}
-    return decide, _grade_all(cfg, policy, sets, keys, out_dir, run_id)
+    return decide, _grade_all(cfg, policy, sets, keys, out_dir, run_id, progress=progress)
 
 
 def evaluate_policy(cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_version: str | None = None,
