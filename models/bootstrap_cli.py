@@ -11,6 +11,9 @@
 3. an MLflow run `bootstrap` with those metrics, the checkpoint logged and registered as a version, tagged with its
    scores and lineage, and made `champion` when there is none yet (or the champion is an earlier base).
 `policy.base_model` pointing at a local Hugging Face folder is bootstrapped the same way, without building anything.
+Before measuring it prints one line: how many patches it will grade per split (tasks x gradings per task) and that
+`--limit N` / `--k K` make it shorter; while it grades, a progress bar per split on stderr (only on a terminal and
+without --json).
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ import contextlib
 import json
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
 import typer
 
+from models.measure import gradings_per_task
 from postgame import runtime
 
 SPLITS = ("indomain", "eval", "holdout")
@@ -38,11 +43,13 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
     """Build or load the base policy, measure it, register it as the champion."""
     import mlflow
 
+    from evals.factory.instances import load_records
     from models import registry
     from models.bootstrap import BaseResult, ensure_base, gather_inputs, read_manifest, verify_base
-    from models.evaluate import score_sets
+    from models.evaluate import graded_sets, score_sets
     from models.measure import measure_split
     from models.policy import SHIPPED_BASE, Policy
+    from postgame.console import progress_bar
 
     cfg = runtime.current_config()
     started = time.monotonic()
@@ -65,6 +72,9 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
             path, source, content_hash, sha, same = (Path(base.path), base.source, base.content_hash, base.sha256,
                                                      base.matches_shipped)
         say(f"base: {path} ({source})")
+        tasks = {split: len(load_records(cfg, split)[:limit or None]) for split in SPLITS}
+        promotion = {split: len(records) for split, records in graded_sets(cfg)[1].items()}
+        say(plan_line(tasks, k, promotion))
         policy = Policy(path, name=cfg.tracking.registered_model, version="base", settings=cfg.policy)
         runtime.resolve(cfg)  # points MLflow at the stack
         mlflow.set_experiment(cfg.tracking.experiment)
@@ -72,10 +82,13 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
             out_dir = cfg.home / "runs" / run.info.run_id / "bootstrap"
             scores = {}
             for split in SPLITS:
-                scores[split] = measure_split(cfg, policy, split, k=k, out_dir=out_dir, limit=limit or None,
-                                              seed=cfg.policy.seed)
+                with progress_bar(split, tasks[split] * gradings_per_task(k), enabled=not as_json) as tell:
+                    scores[split] = measure_split(cfg, policy, split, k=k, out_dir=out_dir, limit=limit or None,
+                                                  seed=cfg.policy.seed, progress=tell)
                 say(scores[split].line())
-            decide, promotion_sets = score_sets(cfg, policy, run.info.run_id, out_dir / "promotion-sets")
+            with progress_bar("promotion sets", sum(promotion.values()), enabled=not as_json) as tell:
+                decide, promotion_sets = score_sets(cfg, policy, run.info.run_id, out_dir / "promotion-sets",
+                                                    progress=tell)
             gate = {split: _metric(s, cfg.promote.metric) for split, s in promotion_sets.items()}
             metrics = {f"{split}.{key}": value for split, s in scores.items()
                        for key, value in asdict(s).items() if isinstance(value, (int, float)) and value is not None}
@@ -104,6 +117,18 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
         typer.echo(s.line())
     verdict = "now champion" if made_champion else f"not champion (version {champion.version} is)"  # type: ignore[union-attr]
     typer.echo(f"base registered as version {version.version}, {verdict}; run {run.info.run_id}")
+
+
+def plan_line(tasks: Mapping[str, int], k: int, promotion: Mapping[str, int]) -> str:
+    """What bootstrap will grade, said before it starts (on 2 cores it can run for most of an hour), and how to make
+    it shorter. `tasks`: tasks measured per split (after --limit); `promotion`: instances of each promotion set."""
+    each = gradings_per_task(k)
+    what = "greedy" + (f" + {k} samples" if k > 1 else "") + " + empty + random-edit"
+    splits = ", ".join(f"{split} {n} task{'' if n == 1 else 's'} x {each}" for split, n in tasks.items())
+    sets = ", ".join(f"{split} {n}" for split, n in promotion.items())
+    total = each * sum(tasks.values()) + sum(promotion.values())
+    return (f"grading {total} patches: {splits} ({what}), then the promotion sets once ({sets}); "
+            f"--limit N (tasks per split) and --k K (samples per task) make it shorter")
 
 
 def _metric(scores, metric: str) -> float:

@@ -22,126 +22,14 @@ import hashlib
 import json
 import logging
 import random
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
+from models.scores import Evaluation, InstanceOutcome, SplitScores
 from postgame.config import Config
 from postgame.runners import Mapper
 
 log = logging.getLogger("postgame.evaluate")
-
-
-@dataclass(frozen=True)
-class InstanceOutcome:
-    instance_id: str
-    project: str
-    resolved: bool
-    error: bool = False  # an infrastructure error: not the model's doing, never counted as a failure of it
-    p2p_broken: bool = False  # the applied patch broke a PASS_TO_PASS test
-    reward: float | None = None
-
-
-@dataclass(frozen=True)
-class SplitScores:
-    """One policy on one graded set: an outcome per instance, and what grading it cost."""
-
-    split: str
-    cache_key: str
-    outcomes: tuple[InstanceOutcome, ...]
-    cpu_seconds: float = 0.0
-
-    @property
-    def n(self) -> int:
-        return len(self.outcomes)
-
-    @property
-    def resolved(self) -> int:
-        return sum(o.resolved for o in self.outcomes)
-
-    @property
-    def rate(self) -> float:
-        return self.resolved / self.n if self.n else 0.0
-
-    @property
-    def errors(self) -> int:
-        return sum(o.error for o in self.outcomes)
-
-    @property
-    def error_rate(self) -> float:
-        return self.errors / self.n if self.n else 0.0
-
-    @property
-    def p2p_broken(self) -> int:
-        return sum(o.p2p_broken for o in self.outcomes)
-
-    @property
-    def p2p_rate(self) -> float:
-        graded = self.n - self.errors
-        return self.p2p_broken / graded if graded else 0.0
-
-    @property
-    def mean_reward(self) -> float:
-        return sum(o.reward or 0.0 for o in self.outcomes) / self.n if self.n else 0.0
-
-    def by_id(self) -> dict[str, InstanceOutcome]:
-        return {o.instance_id: o for o in self.outcomes}
-
-    def to_dict(self) -> dict:
-        return {"split": self.split, "cache_key": self.cache_key, "cpu_seconds": self.cpu_seconds,
-                "outcomes": [asdict(o) for o in self.outcomes]}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> SplitScores:
-        return cls(split=data["split"], cache_key=data["cache_key"], cpu_seconds=float(data.get("cpu_seconds", 0)),
-                   outcomes=tuple(InstanceOutcome(**o) for o in data["outcomes"]))
-
-
-@dataclass(frozen=True)
-class Scores:
-    """The headline: the metric on the deciding split, and how many instances it covers."""
-
-    metric: float
-    instances: int
-    errors: int = 0
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    decide_split: str
-    candidate_splits: dict[str, SplitScores]
-    champion_splits: dict[str, SplitScores] | None
-    champion_version: str | None
-    cpu_seconds: float  # grading both models, this evaluation
-    report_path: str = ""
-    metric_name: str = "resolved_rate"
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def split(self) -> str:
-        return self.decide_split
-
-    @property
-    def eval_set_sha256(self) -> str:
-        return self.candidate_splits[self.decide_split].cache_key
-
-    @property
-    def candidate(self) -> Scores:
-        return _headline(self.candidate_splits[self.decide_split], self.metric_name)
-
-    @property
-    def champion(self) -> Scores | None:
-        if not self.champion_splits:
-            return None
-        return _headline(self.champion_splits[self.decide_split], self.metric_name)
-
-    @property
-    def resolved_ids(self) -> tuple[str, ...]:
-        return tuple(o.instance_id for o in self.candidate_splits[self.decide_split].outcomes if o.resolved)
-
-
-def _headline(scores: SplitScores, metric: str) -> Scores:
-    value = scores.mean_reward if metric == "mean_reward" else scores.rate
-    return Scores(metric=value, instances=scores.n, errors=scores.errors)
 
 
 # --- what is graded ------------------------------------------------------------------------------------------------
@@ -275,7 +163,8 @@ def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, spl
 
 def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str, str], out_dir: Path,
                run_id: str, stored: dict[str, SplitScores] | None = None,
-               mapper: Mapper | None = None) -> dict[str, SplitScores]:
+               mapper: Mapper | None = None,
+               progress: Callable[[str, int], None] | None = None) -> dict[str, SplitScores]:
     from models import registry
 
     scores = {}
@@ -283,20 +172,26 @@ def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str,
         hit = (stored or {}).get(split)
         if hit is not None:
             scores[split] = hit
-            continue
-        scores[split] = score_policy(cfg, policy, records, out_dir / split, split=split, key=keys[split],
-                                     mapper=mapper)
-        if run_id:
-            registry.store_scores(cfg, run_id, scores[split])
+        else:
+            if progress:
+                progress(f"answering and grading {split}", 0)
+            scores[split] = score_policy(cfg, policy, records, out_dir / split, split=split, key=keys[split],
+                                         mapper=mapper)
+            if run_id:
+                registry.store_scores(cfg, run_id, scores[split])
+        if progress:
+            progress(f"graded {split}", len(records))
     return scores
 
 
-def score_sets(cfg: Config, policy, run_id: str, out_dir: Path) -> tuple[str, dict[str, SplitScores]]:
+def score_sets(cfg: Config, policy, run_id: str, out_dir: Path,
+               progress: Callable[[str, int], None] | None = None) -> tuple[str, dict[str, SplitScores]]:
     """The deciding split and `policy`'s scores on every set promotion grades, stored in `run_id` so that a cycle
-    whose champion this policy becomes reuses them instead of grading it again (`postgame bootstrap`)."""
+    whose champion this policy becomes reuses them instead of grading it again (`postgame bootstrap`).
+    `progress(text, graded)`: told what starts next and how many instances were just graded."""
     decide, sets, _ = graded_sets(cfg)
     keys = {split: cache_key(cfg, split, records) for split, records in sets.items()}
-    return decide, _grade_all(cfg, policy, sets, keys, out_dir, run_id)
+    return decide, _grade_all(cfg, policy, sets, keys, out_dir, run_id, progress=progress)
 
 
 def evaluate_policy(cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_version: str | None = None,

@@ -16,6 +16,7 @@ An infrastructure error is counted apart (`errors`), never as a model failure.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -62,9 +63,17 @@ def random_single_edit(instance, files: dict[str, str], rng: random.Random) -> s
     return diff_file(window.path, content, options[rng.randrange(len(options))].apply(content))
 
 
+def gradings_per_task(k: int) -> int:
+    """Patches `measure_split` grades per task: the greedy answer, k sampled ones (when k > 1), the empty patch and
+    a random edit."""
+    return 1 + (k if k > 1 else 0) + 2
+
+
 def measure_split(cfg: Config, policy, split: str, *, k: int, out_dir: Path, limit: int | None = None,
-                  seed: int = 0) -> SplitScores:
-    """Score `policy` (a models.policy.Policy) on `split` of the current task catalog (first `limit` by id)."""
+                  seed: int = 0, progress: Callable[[str, int], None] | None = None) -> SplitScores:
+    """Score `policy` (a models.policy.Policy) on `split` of the current task catalog (first `limit` by id).
+    `progress(text, graded)` is told what starts next, and how many patches were just graded (`gradings_per_task`
+    per task in all)."""
     from evals.factory.instances import load_split, prompt_files, prompt_for
     from evals.harness import GradeCache, Prediction, run_evaluation
     from evals.prompts import extract_patch
@@ -77,20 +86,25 @@ def measure_split(cfg: Config, policy, split: str, *, k: int, out_dir: Path, lim
     prompts = [prompt_for(cfg, inst) for inst in instances]
     name = f"{policy.name}@{policy.version}"
     errors = 0
+    tell = progress or (lambda text, graded: None)
 
     def grade(tag: str, patches: list[str]) -> set[str]:
         nonlocal errors
+        tell(f"grading {tag}", 0)
         predictions = [Prediction(instance_id=i.instance_id, model_name_or_path=name, model_patch=p)
                        for i, p in zip(instances, patches)]
         report = run_evaluation(instances, predictions, repos_dir=None, out_dir=out_dir / split / tag,
                                 settings=cfg.eval, progress=False, cache=cache)
         errors += len(report.error_ids)
+        tell(f"graded {tag}", len(instances))
         return set(report.resolved_ids)
 
+    tell("answering greedily", 0)
     greedy = [extract_patch(g.text) for g in submit(policy, prompts, cfg.scaffold, greedy=True)]
     resolved_1 = grade("greedy", greedy)
     solved_k = set(resolved_1)
     for n in range(1, k + 1 if k > 1 else 0):
+        tell(f"answering sample {n}/{k}", 0)
         sampled = [extract_patch(g.text) for g in submit(policy, prompts, cfg.scaffold, seed=seed * 1000 + n)]
         solved_k |= grade(f"sample-{n}", sampled)
     empty = grade("empty", [""] * len(instances))

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from models.evaluate import Evaluation, SplitScores
+from models.scores import Evaluation, SplitScores
 from models.stats import mcnemar_exact
 from postgame.config import Config
 from postgame.errors import StaleChampion

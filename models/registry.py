@@ -6,12 +6,13 @@ Aliases are read from `get_registered_model(...).aliases`, never from `search_mo
 
 Aliases: `challenger` names the version under review now (removed once it is decided), `champion` the serving one.
 Moving `champion` is compare-and-set (`move_champion(..., expected=V)`: refused with `StaleChampion` when the champion
-is no longer V) and every move is recorded as a registered-model tag `champion.move.NNNNNN` holding
-`{"from", "to", "why", "by", "at"}`. Tags rather than a JSON artifact: a registered model has no artifact store of its
-own (an artifact would live in some run), while its tags show on the model's page in the MLflow UI, need no run, and
-come back with the one `get_registered_model` call that also reads the aliases. MLflow has no conditional write, so
-the check and the move are two requests: a race inside those milliseconds is not excluded here (the cycle runs one at
-a time); a move from a stale read, however old, is.
+is no longer V) and every move is recorded as a registered-model tag `champion.move.NNNNNN` holding `{"from", "to",
+"why", "by", "at", "rollback"}`; a rollback restores the champion before the current one in the promotion line those
+moves draw (`rollback_target`), never a version that was rolled back from. Tags rather than a JSON artifact: a
+registered model has no artifact store of its own (an artifact would live in some run), while its tags show on the
+model's page in the MLflow UI, need no run, and come back with the one `get_registered_model` call that also reads the
+aliases. MLflow has no conditional write, so the check and the move are two requests: a race inside those milliseconds
+is not excluded here (the cycle runs one at a time); a move from a stale read, however old, is.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from models.scores import Evaluation, SplitScores
 from postgame.config import Config
 from postgame.errors import RollbackError, StaleChampion
 
@@ -194,16 +197,48 @@ def actor() -> str:
 
 @dataclass(frozen=True)
 class ChampionMove:
-    """One move of `champion`: from which version (None = no champion before), to which, why, by whom, when."""
+    """One move of `champion`: from which version (None = no champion before), to which, why, by whom, when, and
+    whether it was a rollback (the version it left was rolled back from)."""
 
     to: str
     from_: str | None
     why: str
     by: str
     at: float
+    rollback: bool = False
 
     def to_dict(self) -> dict:
-        return {"from": self.from_, "to": self.to, "why": self.why, "by": self.by, "at": self.at}
+        return {"from": self.from_, "to": self.to, "why": self.why, "by": self.by, "at": self.at,
+                "rollback": self.rollback}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ChampionMove:
+        why = data.get("why", "")
+        # Moves recorded before the flag existed say so only in their reason (`rollback(...)` wrote it that way);
+        # read as plain moves, a registry's old rollbacks would send the next rollback back to the bad version.
+        rollback = data.get("rollback", why.startswith("rollback from "))
+        return cls(to=str(data["to"]), from_=None if data.get("from") is None else str(data["from"]), why=why,
+                   by=data.get("by", ""), at=float(data.get("at", 0)), rollback=bool(rollback))
+
+
+def promotion_line(moves: Sequence[ChampionMove]) -> list[str]:
+    """The champions a rollback can go back through, oldest first, the last the one serving per the history.
+
+    A move to V puts V last (once); a rollback also takes the version it left off the line: rolling back never
+    brings back a version that was rolled back from (only a deliberate move to it does)."""
+    line: list[str] = []
+    for move in moves:
+        if move.rollback and move.from_ is not None:
+            line = [v for v in line if v != move.from_]
+        line = [v for v in line if v != move.to] + [move.to]
+    return line
+
+
+def rollback_target(moves: Sequence[ChampionMove], current: str | None) -> str | None:
+    """The version a rollback from `current` restores: the champion that served before it in the promotion line,
+    or None when there is none."""
+    earlier = [v for v in promotion_line(moves) if v != current]
+    return earlier[-1] if current is not None and earlier else None
 
 
 def champion_history(cfg: Config) -> list[ChampionMove]:
@@ -215,16 +250,13 @@ def champion_history(cfg: Config) -> list[ChampionMove]:
     except MlflowException:
         return []
     moves = sorted((k, v) for k, v in (model.tags or {}).items() if k.startswith(MOVE_TAG))
-    out = []
-    for _, value in moves:
-        data = json.loads(value)
-        out.append(ChampionMove(to=str(data["to"]), from_=data.get("from"), why=data.get("why", ""),
-                                by=data.get("by", ""), at=float(data.get("at", 0))))
-    return out
+    return [ChampionMove.from_dict(json.loads(value)) for _, value in moves]
 
 
-def move_champion(cfg: Config, to: str, *, expected: str | None, why: str, by: str) -> ChampionMove:
-    """Point `champion` at version `to` if it still points at `expected` (None = no champion); record the move.
+def move_champion(cfg: Config, to: str, *, expected: str | None, why: str, by: str,
+                  rollback: bool = False) -> ChampionMove:
+    """Point `champion` at version `to` if it still points at `expected` (None = no champion); record the move
+    (`rollback`: it rolls back from `expected`, which leaves the promotion line).
 
     Raises StaleChampion when the champion changed since the caller read it."""
     c = client(cfg)
@@ -234,7 +266,8 @@ def move_champion(cfg: Config, to: str, *, expected: str | None, why: str, by: s
         raise StaleChampion(f"champion of {name} is {_v(current)}, not {_v(expected)} as this move assumed "
                             f"(to v{to}: {why}); re-read it and decide again", expected=expected, actual=current)
     c.get_model_version(name, str(to))  # the target exists (raises otherwise)
-    move = ChampionMove(to=str(to), from_=current, why=why[:2000], by=by, at=round(time.time(), 3))
+    move = ChampionMove(to=str(to), from_=current, why=why[:2000], by=by, at=round(time.time(), 3),
+                        rollback=rollback)
     c.set_registered_model_alias(name, CHAMPION, str(to))
     c.set_registered_model_tag(name, f"{MOVE_TAG}{len(champion_history(cfg)) + 1:06d}",
                                json.dumps(move.to_dict(), sort_keys=True))
@@ -253,18 +286,21 @@ def set_champion(cfg: Config, version: str, *, why: str = "set directly", by: st
 
 
 def rollback(cfg: Config, *, to: str | None = None, why: str = "", by: str | None = None) -> ChampionMove:
-    """Restore the champion before the current one (or version `to`), recording why. Compare-and-set like any move."""
+    """Restore the champion that served before the current one in the promotion line (`rollback_target`), or version
+    `to`, recording why. Compare-and-set like any move. Raises RollbackError when there is no earlier champion."""
     current = _aliases(cfg).get(CHAMPION)
     if to is None:
-        previous = [m.from_ for m in champion_history(cfg) if m.to == current and m.from_ is not None]
-        if current is None or not previous:
+        history = champion_history(cfg)
+        to = rollback_target(history, current)
+        if to is None:
+            left = [v for v in dict.fromkeys(m.from_ for m in history if m.rollback) if v not in (None, current)]
+            gone = f"; rolled back from: {', '.join(map(_v, left))}" if left else ""
             raise RollbackError(f"no previous champion of {cfg.tracking.registered_model} to restore (current: "
-                                f"{_v(current)}); name one with --to V")
-        to = previous[-1]
+                                f"{_v(current)}{gone}); name one with --to V")
     if str(to) == current:
         raise RollbackError(f"v{to} is already champion")
     reason = f"rollback from {_v(current)} to v{to}" + (f": {why}" if why else "")
-    return move_champion(cfg, str(to), expected=current, why=reason, by=by or actor())
+    return move_champion(cfg, str(to), expected=current, why=reason, by=by or actor(), rollback=True)
 
 
 def clear_challenger(cfg: Config, version: str) -> None:
@@ -277,16 +313,14 @@ def set_description(cfg: Config, version: str, text: str) -> None:
     client(cfg).update_model_version(cfg.tracking.registered_model, str(version), description=text)
 
 
-def store_scores(cfg: Config, run_id: str, scores) -> None:
+def store_scores(cfg: Config, run_id: str, scores: SplitScores) -> None:
     """A policy's per-instance scores on one graded set, kept in its run as `scores/<cache key>.json`."""
     client(cfg).log_dict(run_id, scores.to_dict(), f"scores/{scores.cache_key}.json")
 
 
-def load_scores(cfg: Config, run_id: str, key: str):
-    """The stored scores with this cache key (`models.evaluate.SplitScores`), or None."""
+def load_scores(cfg: Config, run_id: str, key: str) -> SplitScores | None:
+    """The stored scores with this cache key, or None."""
     from mlflow.exceptions import MlflowException
-
-    from models.evaluate import SplitScores
 
     if not run_id:
         return None
@@ -298,7 +332,7 @@ def load_scores(cfg: Config, run_id: str, key: str):
             return None
 
 
-def log_evaluation(cfg: Config, run_id: str, evaluation) -> None:
+def log_evaluation(cfg: Config, run_id: str, evaluation: Evaluation) -> None:
     """Headline metrics and `eval/per_instance.json` (both models' outcome on every graded instance) in run_id."""
     c = client(cfg)
     champ = evaluation.champion_splits or {}

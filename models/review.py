@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.evaluate import Evaluation, SplitScores
+from models.scores import Evaluation, SplitScores
 from models.stats import detectable_effect, wilson
 from postgame.config import Config
 

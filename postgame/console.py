@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -18,6 +18,35 @@ def quiet_stdout(as_json: bool) -> contextlib.AbstractContextManager:
     """With --json, stdout carries the JSON object alone: what libraries print (MLflow's "View run ... at") goes to
     stderr instead."""
     return contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def progress_bar(title: str, total: int, *, enabled: bool) -> Iterator[Callable[[str, int], None]]:
+    """A progress bar on stderr while the block runs (rich, as the demo's); yields `tell(text, done)`, which shows
+    what runs now beside the title and advances the bar by `done` of `total`. Off, `tell` doing nothing, when not
+    `enabled` (--json) or when stderr is not a terminal (a CI log, a pipe): there only the command's lines appear."""
+    from rich.console import Console
+
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    if not enabled or not console.is_terminal:
+        yield _quiet
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    # redirect_*=False: what libraries print meanwhile goes where it went, not above the bar
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=24), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True, redirect_stdout=False,
+                  redirect_stderr=False) as progress:
+        task = progress.add_task(title, total=total)
+
+        def tell(text: str, done: int = 0) -> None:
+            progress.update(task, description=f"{title}: {text}", advance=done)
+
+        yield tell
+
+
+def _quiet(text: str, done: int = 0) -> None:
+    """A progress bar's `tell` where none is drawn."""
 
 
 @contextlib.contextmanager

@@ -77,10 +77,12 @@ def reject(version: str = typer.Argument(..., help="The model version awaiting a
     _review(version, False, comment, as_json)
 
 
-def rollback(to: str | None = typer.Option(None, "--to", help="Version to restore (default: the previous champion)."),
+def rollback(to: str | None = typer.Option(None, "--to", help="Version to restore (default: the champion before the "
+                                          "current one in the promotion line, never one rolled back from)."),
              why: str = typer.Option("", "--why", help="Why (recorded in the champion history)."),
              as_json: bool = typer.Option(False, "--json", help="Print the move as JSON.")) -> None:
-    """Restore the previous (or a named) champion; the move is recorded with who and why."""
+    """Restore the previous (or a named) champion; the move is recorded with who and why. Again, it goes one further
+    back; with none left it exits 1 with one line (RollbackError)."""
     from models import registry
 
     cfg = runtime.current_config()
