@@ -22,21 +22,28 @@ from typing import Any
 from evals.agent.episode import Turn
 from postgame.config import PolicySettings
 
-# Assistant turns are wrapped in {% generation %} so that TRL / transformers can mask everything else out of the loss
-# (`return_assistant_tokens_mask`, SFTConfig(assistant_only_loss=True)).
+# The embedded base's own template. Assistant turns are wrapped in {% generation %} so that TRL / transformers can
+# mask everything else out of the loss (`return_assistant_tokens_mask`, SFTConfig(assistant_only_loss=True)). An
+# `edit` call is written as the edit block the base learned to answer with (path, SEARCH, REPLACE); any other call
+# as `<call>NAME {json}</call>`. `parse_turn` reads both back.
 COMPACT_TEMPLATE = (
     "{%- if tools %}tools:{% for t in tools %} {{ t.function.name }}({{ t.function.parameters.properties | join(',') }})"
     "{% endfor %}\n{% endif %}"
     "{%- for m in messages %}"
     "{%- if m.role == 'assistant' %}<assistant>{% generation %}{% if m.content %}{{ m.content }}{% endif %}"
-    "{% for c in m.tool_calls or [] %}<tool_call>{\"name\": \"{{ c.function.name }}\", \"arguments\": "
-    "{{ c.function.arguments | tojson }}}</tool_call>{% endfor %}{{ eos_token }}{% endgeneration %}\n"
+    "{% for c in m.tool_calls or [] %}{% set a = c.function.arguments %}"
+    "{% if c.function.name == 'edit' and a is mapping %}{{ a.path }}\n<<<<<<< SEARCH\n{{ a.search }}"
+    "{% if a.search and not a.search.endswith('\n') %}\n{% endif %}=======\n{{ a.replace }}"
+    "{% if a.replace and not a.replace.endswith('\n') %}\n{% endif %}>>>>>>> REPLACE\n"
+    "{% else %}<call>{{ c.function.name }} {{ a | tojson }}</call>{% endif %}{% endfor %}"
+    "{{ eos_token }}{% endgeneration %}\n"
     "{%- elif m.role == 'tool' %}<tool>{{ m.content }}\n"
     "{%- else %}<{{ m.role }}>{{ m.content }}\n"
     "{%- endif %}{%- endfor %}"
     "{%- if add_generation_prompt %}<assistant>{% endif %}"
 )
 _CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
+_COMPACT_CALL = re.compile(r"<call>\s*([A-Za-z_][A-Za-z0-9_]*)\s*(.*?)\s*(?:</call>|$)", re.S)
 
 
 def template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -55,6 +62,17 @@ def template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             m = {**m, "tool_calls": calls}
         out.append(m)
     return out
+
+
+def _edit_blocks(text: str) -> list:
+    from evals.harness.searchreplace import SearchReplaceError, is_search_replace, parse_edits
+
+    if not is_search_replace(text):
+        return []
+    try:
+        return parse_edits(text)
+    except (SearchReplaceError, ValueError):
+        return []
 
 
 def _bare_call(text: str) -> dict[str, Any] | None:
@@ -90,6 +108,16 @@ def parse_turn(text: str, turn_index: int) -> dict[str, Any]:
     (Hermes/Qwen `<tool_call>` blocks, or a reply that is one bare JSON call, as Llama 3 writes them)."""
     calls = [_call(m.group(1), f"call_{turn_index}_{k}") for k, m in enumerate(_CALL.finditer(text))]
     content = _CALL.sub("", text).strip() or None
+    if not calls and _COMPACT_CALL.search(text):  # the compact template's `<call>NAME {json}</call>`
+        for k, m in enumerate(_COMPACT_CALL.finditer(text)):
+            args = m.group(2).strip() or "{}"
+            calls.append({"id": f"call_{turn_index}_{k}", "type": "function",
+                          "function": {"name": m.group(1), "arguments": args}})
+        content = _COMPACT_CALL.sub("", text).strip() or None
+    if not calls and (edits := _edit_blocks(text)):  # the compact template's edit blocks
+        calls = [{"id": f"call_{turn_index}_{k}", "type": "function", "function": {"name": "edit", "arguments":
+                  json.dumps({"path": e.path, "search": e.search, "replace": e.replace})}} for k, e in enumerate(edits)]
+        content = None
     if not calls and (bare := _bare_call(text)) is not None:
         calls, content = [_call(json.dumps(bare), f"call_{turn_index}_0")], None
     message: dict[str, Any] = {"role": "assistant", "content": content}

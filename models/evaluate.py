@@ -100,6 +100,8 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
         "prompt": hashlib.sha256((prompts.PROMPT_TEMPLATE + prompts.ANSWER_FORMAT).encode()).hexdigest(),
         "harness": cfg.eval.model_dump(mode="json", exclude=_KEY_EXCLUDE),
     }
+    if cfg.agent.enabled:  # episodes: the tools, the limits and the observation format change what is graded
+        payload["agent"] = cfg.agent.model_dump(mode="json")
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -151,6 +153,9 @@ def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, spl
 
     started = cpu_seconds()
     instances = _instances(cfg, records)
+    if cfg.agent.enabled:
+        outcomes = _episode_outcomes(cfg, policy, instances, records, out_dir, mapper)
+        return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
     generations = submit(policy, [prompt_for(cfg, inst) for inst in instances], cfg.scaffold, greedy=True)
     predictions = [Prediction(instance_id=inst.instance_id, model_name_or_path=f"{policy.name}@{policy.version}",
                               model_patch=extract_patch(gen.text)) for inst, gen in zip(instances, generations)]
@@ -159,6 +164,31 @@ def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, spl
     outcomes = tuple(outcome_of(report.results[i.instance_id], projects[i.instance_id]) for i in instances
                      if i.instance_id in report.results)
     return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
+
+
+def _episode_outcomes(cfg: Config, policy, instances: list, records: list[dict], out_dir: Path,
+                      mapper: Mapper | None) -> tuple[InstanceOutcome, ...]:
+    """One greedy episode per instance in the agent environment (first observation: the same oracle prompt a
+    single answer gets), each submitted diff graded by the harness; trajectories under out_dir."""
+    import functools
+
+    from evals.agent.batch import run_episodes
+    from evals.factory.instances import prompt_for
+    from models.agent import load_agent_policy
+
+    factory = functools.partial(load_agent_policy, str(policy.path), cfg.policy, f"{policy.name}@{policy.version}",
+                                True)
+    report = run_episodes(instances, factory, agent=cfg.agent, harness=cfg.eval, repos_dir=None, out_dir=out_dir,
+                          runner=cfg.runner, contexts={i.instance_id: prompt_for(cfg, i) for i in instances},
+                          mapper=mapper)
+    projects = {r["instance_id"]: r["repo"] for r in records}
+    out = []
+    for iid, ep in report.instances.items():
+        error = ep["outcome"] == "infra_error"
+        out.append(InstanceOutcome(instance_id=iid, project=projects[iid], resolved=bool(ep["resolved"]), error=error,
+                                   p2p_broken=bool(ep["p2p_broken"]) and not error, reward=ep["reward"],
+                                   outcome=ep["outcome"], turns=int(ep["turns"])))
+    return tuple(out)
 
 
 def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str, str], out_dir: Path,

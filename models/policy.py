@@ -18,6 +18,7 @@ from postgame.config import Config, PolicySettings
 from postgame.settings.factory import FactorySettings
 
 SHIPPED_BASE = Path(__file__).resolve().parent / "base"
+SHIPPED_AGENT_BASE = Path(__file__).resolve().parent / "base_agent"
 SPECIAL_TOKENS = ["<|endoftext|>", "<|pad|>"]
 
 
@@ -90,10 +91,13 @@ def build_base_policy(settings: PolicySettings, factory: FactorySettings, out_di
 
 
 def base_policy_dir(cfg: Config) -> Path:
-    """The base checkpoint: `policy.base_model` if set, else the shipped pre-trained base (`models/base/`), else an
-    untrained embedded one, built once under home."""
+    """The base checkpoint: `policy.base_model` if set, else the shipped agent base (`models/base_agent/`) when
+    `agent.enabled`, else the shipped pre-trained base (`models/base/`), else an untrained embedded one, built once
+    under home."""
     if cfg.policy.base_model:
         return Path(cfg.policy.base_model)
+    if cfg.agent.enabled and (SHIPPED_AGENT_BASE / "model.safetensors").exists():
+        return SHIPPED_AGENT_BASE  # the base taught to act in the environment (models/agent_base.py)
     if (SHIPPED_BASE / "model.safetensors").exists():
         return SHIPPED_BASE
     path = cfg.home / "models" / "untrained"

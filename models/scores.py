@@ -19,6 +19,8 @@ class InstanceOutcome:
     error: bool = False  # an infrastructure error: not the model's doing, never counted as a failure of it
     p2p_broken: bool = False  # the applied patch broke a PASS_TO_PASS test
     reward: float | None = None
+    outcome: str = ""  # an agent episode's ending (submitted, budget_exhausted, ...); "" for a single answer
+    turns: int = 0  # the policy's turns in that episode
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,19 @@ class SplitScores:
     @property
     def mean_reward(self) -> float:
         return sum(o.reward or 0.0 for o in self.outcomes) / self.n if self.n else 0.0
+
+    def outcome_mix(self) -> dict[str, int]:
+        """How the agent's episodes ended ({} for single answers)."""
+        mix: dict[str, int] = {}
+        for o in self.outcomes:
+            if o.outcome:
+                mix[o.outcome] = mix.get(o.outcome, 0) + 1
+        return mix
+
+    @property
+    def mean_turns(self) -> float:
+        episodes = [o.turns for o in self.outcomes if o.outcome]
+        return sum(episodes) / len(episodes) if episodes else 0.0
 
     def by_id(self) -> dict[str, InstanceOutcome]:
         return {o.instance_id: o for o in self.outcomes}

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 from evals.agent.env import make_environment
 from evals.agent.episode import AgentPolicy, ScriptedPolicy, run_episode
 from evals.harness.instance import Instance
-from postgame.runners import local_mapper
+from postgame.runners import Mapper, local_mapper
 from postgame.settings.agent import OUTCOMES, AgentSettings
 from postgame.settings.harness import HarnessSettings
 from postgame.settings.runner import RunnerSettings
@@ -35,13 +36,14 @@ class EpisodeJob:
     agent: AgentSettings
     harness: HarnessSettings
     repos_dir: str | None
+    context: str | None = None
 
 
 def run_job(job: EpisodeJob) -> dict[str, Any]:
     """One episode (in whatever worker the runner chose): its trajectory record and harness report."""
     env = make_environment(job.agent, job.harness, repos_dir=job.repos_dir)
     try:
-        traj = run_episode(env, job.instance, job.policy_factory(job.instance))
+        traj = run_episode(env, job.instance, job.policy_factory(job.instance), context=job.context)
     finally:
         env.close()
     record = traj.to_record()
@@ -78,26 +80,41 @@ def summarise(records: list[dict[str, Any]]) -> AgentReport:
         mean_tokens=statistics.fmean([r["prompt_tokens"] + r["completion_tokens"] for r in records]) if records else 0.0,
         p2p_breaking=sum(r["p2p_broken"] > 0 for r in records),
         instances={r["instance_id"]: {"outcome": r["outcome"], "reward": r["reward"], "resolved": r["resolved"],
-                                      "turns": r["turns"], "harness_report": r["harness_report"]} for r in records},
+                                      "turns": r["turns"], "p2p_broken": r["p2p_broken"],
+                                      "harness_report": r["harness_report"]} for r in records},
     )
 
 
 def run_episodes(instances: list[Instance], policy_factory: Callable[[Instance], AgentPolicy], *,
                  agent: AgentSettings, harness: HarnessSettings, repos_dir: str | Path | None, out_dir: str | Path,
-                 runner: RunnerSettings) -> AgentReport:
-    """Play one episode per instance through `runner`; write the trajectories and the report."""
+                 runner: RunnerSettings, contexts: dict[str, str] | None = None,
+                 mapper: Mapper | None = None) -> AgentReport:
+    """Play one episode per instance through `runner` (or `mapper`, e.g. the Prefect mapper a flow opened); write
+    the trajectories and the report. `contexts` gives an instance's task text (by id), e.g. the scaffold's oracle
+    prompt."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [EpisodeJob(i, policy_factory, agent, harness, str(repos_dir) if repos_dir else None) for i in instances]
+    contexts = contexts or {}
+    jobs = [EpisodeJob(i, policy_factory, agent, harness, str(repos_dir) if repos_dir else None,
+                       contexts.get(i.instance_id)) for i in instances]
     records = []
-    with local_mapper(runner) as mapper, open(out / "trajectories.jsonl", "w") as fh:
-        for record in mapper(run_job, jobs):
+    with _mapper(runner, mapper) as fan_out, open(out / "trajectories.jsonl", "w") as fh:
+        for record in fan_out(run_job, jobs):
             records.append(record)
             fh.write(json.dumps({k: v for k, v in record.items() if k != "harness_report"}) + "\n")
             fh.flush()  # what finished is on disk even if the batch is killed
     report = summarise(records)
     (out / "report.json").write_text(json.dumps(report.to_dict(), indent=2))
     return report
+
+
+@contextmanager
+def _mapper(runner: RunnerSettings, given: Mapper | None) -> Iterator[Mapper]:
+    if given is not None:
+        yield given
+    else:
+        with local_mapper(runner) as opened:
+            yield opened
 
 
 @dataclass(frozen=True)

@@ -120,9 +120,11 @@ class AgentEnvironment:
             reap(harness)
 
     # -- episode life -----------------------------------------------------------------------------------------------
-    def reset(self, instance: Instance | Mapping[str, Any] | str | None = None, **columns: Any) -> str:
+    def reset(self, instance: Instance | Mapping[str, Any] | str | None = None, *, context: str | None = None,
+              **columns: Any) -> str:
         """Start an episode on `instance` (an Instance, a record, or an id among `instances`; TRL passes the dataset
-        row's columns, of which `instance_id` names it). Returns the first observation."""
+        row's columns, of which `instance_id` names it). `context` replaces the task text of the first observation
+        (e.g. the scaffold's oracle prompt: the issue and the code it concerns). Returns the first observation."""
         self.close()
         inst = self._resolve(instance if instance is not None else columns.get("instance_id"))
         self._instance, self._steps, self._invalid, self._streak = inst, 0, 0, 0
@@ -134,7 +136,7 @@ class AgentEnvironment:
         except WorkspaceError as exc:
             self._finish("infra_error", reason=str(exc))
             return f"The environment could not be set up: {exc}"
-        return self._first_observation(inst, self._ws)
+        return self._first_observation(inst, self._ws, context)
 
     def _resolve(self, ref: Any) -> Instance:
         if isinstance(ref, Instance):
@@ -145,12 +147,12 @@ class AgentEnvironment:
             return self.instances[ref]
         raise KeyError(f"unknown instance {ref!r}: pass an Instance, or give the environment `instances`")
 
-    def _first_observation(self, inst: Instance, ws: Workspace) -> str:
+    def _first_observation(self, inst: Instance, ws: Workspace, context: str | None) -> str:
         names = ", ".join(self.tool_names)
         tests = ", ".join(ws.visible) or "none"
-        text = (f"Task {inst.instance_id} in {inst.repo}:\n{inst.problem_statement.strip()}\n\n"
-                f"Visible tests: {tests}. Tools: {names}. Call one tool per turn; call submit() when the fix is done.")
-        return _cap(text, self.settings.max_observation_chars)
+        task = context.strip() if context else f"Task {inst.instance_id} in {inst.repo}:\n{inst.problem_statement.strip()}"
+        tail = f"Visible tests: {tests}. Tools: {names}. Call one tool per turn; call submit() when the fix is done."
+        return task[:max(0, self.settings.max_observation_chars - len(tail) - 2)] + "\n\n" + tail
 
     @property
     def done(self) -> bool:

@@ -77,11 +77,12 @@ def call_message(call_id: str, name: str, arguments: Any, content: str | None = 
             "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}]}
 
 
-def run_episode(env: AgentEnvironment, instance: Instance, policy: AgentPolicy, *,
+def run_episode(env: AgentEnvironment, instance: Instance, policy: AgentPolicy, *, context: str | None = None,
                 system_prompt: str = SYSTEM_PROMPT, max_turns: int | None = None) -> Trajectory:
-    """Play one episode: reset, then the policy's turns until the environment says it is over."""
+    """Play one episode: reset (with `context` as the task text, when given), then the policy's turns until the
+    environment says it is over."""
     tools = tool_schemas(env)
-    first = env.reset(instance)
+    first = env.reset(instance, context=context)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}, {"role": "user", "content": first}]
     turns = prompt_tokens = completion_tokens = 0
     limit = max_turns or env.settings.max_steps + env.settings.max_invalid_actions + 1

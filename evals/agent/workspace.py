@@ -165,9 +165,7 @@ class Workspace:
         if new == old:
             return False, f"edit changed nothing in {rel}"
         safe_write(self.copy, rel, new.encode("utf-8"))
-        changed = sum(1 for a, b in zip((old or "").splitlines(), new.splitlines()) if a != b)
-        delta = len(new.splitlines()) - len((old or "").splitlines())
-        return True, f"edited {rel}: {changed} line(s) changed, {delta:+d} line(s)"
+        return True, edit_message(rel, search, replace)
 
     # -- commands in the sandbox ----------------------------------------------------------------------------------
     def _scratch(self) -> Path:
@@ -244,6 +242,13 @@ class Workspace:
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def edit_message(path: str, search: str, replace: str) -> str:
+    """What an applied edit answers: the lines of its search text it changed, and how many lines it added."""
+    old, new = search.splitlines(), replace.splitlines()
+    changed = sum(1 for a, b in zip(old, new) if a != b)
+    return f"edited {path}: {changed} line(s) changed, {len(new) - len(old):+d} line(s)"
 
 
 _BINARY = object()

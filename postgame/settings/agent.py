@@ -36,6 +36,9 @@ class AgentSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    enabled: bool = Field(False, description=(
+        "The policy acts as an agent: evaluation (and the gate) grades episodes in this environment instead of one "
+        "blind answer; the base is the agent base (models/base_agent) when `policy.base_model` is empty."))
     tools: tuple[str, ...] = Field(DEFAULT_TOOLS, description=(
         "Tools the policy may call: any of list_files, view, search, edit, run_tests, bash, submit, or `all`; submit "
         "is always on. bash runs one shell command in the episode's sandbox (off by default: the embedded policy "

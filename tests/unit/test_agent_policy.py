@@ -61,8 +61,30 @@ def test_the_compact_template_renders_tools_calls_and_results():
     text = tok.apply_chat_template(template_messages(messages), tools=tool_schemas(env), add_generation_prompt=True,
                                    tokenize=False)
     assert text.startswith("tools: list_files(path) view(path,start,end)")
-    assert '<tool_call>{"name": "view", "arguments": {"path": "a.py"}}</tool_call>' in text
+    assert '<call>view {"path": "a.py"}</call>' in text
     assert "<tool>1 x = 1" in text and text.endswith("<assistant>")
+
+
+def test_the_compact_template_writes_an_edit_as_the_block_the_base_knows_and_reads_it_back():
+    from transformers import AutoTokenizer
+
+    from models.agent import template_messages
+    from models.policy import SHIPPED_BASE
+
+    tok = AutoTokenizer.from_pretrained(SHIPPED_BASE)
+    tok.chat_template = COMPACT_TEMPLATE
+    args = {"path": "calc/ops.py", "search": "    return a // b\n", "replace": "    return a / b\n"}
+    msgs = [{"role": "user", "content": "u"}, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c", "type": "function", "function": {"name": "edit", "arguments": json.dumps(args)}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "ok"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "d", "type": "function", "function": {"name": "run_tests", "arguments": "{}"}}]}]
+    text = tok.apply_chat_template(template_messages(msgs), tokenize=False)
+    block = "calc/ops.py\n<<<<<<< SEARCH\n    return a // b\n=======\n    return a / b\n>>>>>>> REPLACE\n"
+    assert "<assistant>" + block + tok.eos_token in text and "<call>run_tests {}</call>" in text
+    assert json.loads(parse_turn(block, 1)["tool_calls"][0]["function"]["arguments"]) == args
+    assert parse_turn("<call>run_tests {}</call>", 2)["tool_calls"][0]["function"] == {"name": "run_tests",
+                                                                                      "arguments": "{}"}
 
 
 @pytest.fixture(scope="module")
