@@ -119,6 +119,7 @@ def review_markdown(cfg: Config, version: str, decision, evaluation: Evaluation,
     p2p = " · ".join(f"{split} {s.p2p_rate:.1%}" for split, s in evaluation.candidate_splits.items())
     errors = " · ".join(f"{split} {s.error_rate:.1%}" for split, s in evaluation.candidate_splits.items())
     lines += [f"**Guards** — PASS_TO_PASS broken: {p2p}; infrastructure errors: {errors}.", ""]
+    lines += episode_lines(evaluation, version, champ_label)
     per_dollar = ""
     if decision.delta is not None and decision.cost_usd > 0:
         per_dollar = f"; intelligence per dollar: {decision.delta * 100 / decision.cost_usd:+,.1f} points per $"
@@ -139,6 +140,25 @@ def review_markdown(cfg: Config, version: str, decision, evaluation: Evaluation,
     for note in evaluation.notes:
         lines += ["", f"> note: {note}"]
     return "\n".join(lines) + "\n"
+
+
+def episode_lines(evaluation: Evaluation, version: str, champ_label: str) -> list[str]:
+    """How the agent episodes of both sides ended, and their turns, per split (nothing for single answers)."""
+    rows = []
+    champ = evaluation.champion_splits or {}
+    for split, s in evaluation.candidate_splits.items():
+        if not s.outcome_mix():
+            continue
+        for label, scores in ((f"candidate v{version}", s), (champ_label, champ.get(split))):
+            if scores is None or not scores.outcome_mix():
+                continue
+            mix = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(scores.outcome_mix().items()))
+            rows.append(f"| {split} | {label} | {mix} | {scores.mean_turns:.1f} |")
+    if not rows:
+        return []
+    return ["**Episodes** — how each agent episode ended (submitted / budget exhausted / timeout / invalid actions / "
+            "infrastructure error) and the policy's turns per episode:", "",
+            "| split | policy | outcomes | turns / episode |", "| --- | --- | --- | --- |", *rows, ""]
 
 
 def review_section(review, stamp: str) -> str:
