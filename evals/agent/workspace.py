@@ -34,7 +34,7 @@ from evals.harness.paths import UnsafePath, check_rel, through_symlink
 from evals.harness.protect import is_test_path
 from evals.harness.repoenv import EnvCache, default_cache, ensure_env
 from evals.harness.searchreplace import replace_once
-from evals.harness.testrun import TestRun, _execute, work_root
+from evals.harness.testrun import TestRun, UnsupportedTestCommand, _execute, pytest_args, work_root
 from postgame.settings.harness import HarnessSettings
 
 PREFIX = "postgame-episode-"
@@ -188,8 +188,9 @@ class Workspace:
         notes: list[str] = []
         scratch = self._scratch()
         start = time.monotonic()
+        args = [*test_options(self.instance, self.copy), "-q", *targets]
         try:
-            _execute(self.mode, self.copy, scratch, ["-rA", "-q", *targets], settings, run, notes, self.env_dir)
+            _execute(self.mode, self.copy, scratch, args, settings, run, notes, self.env_dir)
             run.log = "\n".join(notes) + "\n" + run.log
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -242,6 +243,32 @@ class Workspace:
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+# pytest options that take the next word as their value.
+_VALUED = {"-o", "--override-ini", "-k", "-m", "-p", "-c", "--rootdir", "--confcutdir", "--import-mode", "-W",
+           "--deselect", "--ignore", "--basetemp"}
+
+
+def test_options(instance: Instance, copy: Path) -> list[str]:
+    """The options of the instance's own test command (e.g. `-o pythonpath=src` for a src layout), its test paths
+    left out: the visible runs take the options the grader runs with, and their own targets."""
+    try:
+        words = pytest_args(instance, []) if instance.test_cmd else ["-rA"]
+    except UnsupportedTestCommand:
+        words = ["-rA"]  # the grader will report it; the visible runs use pytest's defaults
+    out: list[str] = []
+    take_value = False
+    for word in words:
+        if take_value:
+            out.append(word)
+            take_value = False
+        elif word.startswith("-"):
+            out.append(word)
+            take_value = word in _VALUED
+        elif not ("::" in word or word.endswith(".py") or (copy / word).exists()):
+            out.append(word)  # a positional that is not a test path
+    return out
 
 
 def edit_message(path: str, search: str, replace: str) -> str:

@@ -146,3 +146,27 @@ def test_a_batch_writes_trajectories_and_the_outcome_mix(tiny, tmp_path):
     (line,) = (tmp_path / "out" / "trajectories.jsonl").read_text().splitlines()
     assert json.loads(line)["outcome"] == "submitted"
     assert json.loads((tmp_path / "out" / "report.json").read_text())["instances"]["acme__calc-1"]["resolved"]
+
+
+def test_visible_runs_take_the_instances_test_options_src_layout(tmp_path):
+    """A src layout needs the instance's own `-o pythonpath=src` (found on tomli: without it every visible run was a
+    ModuleNotFoundError)."""
+    from evals.harness.instance import Instance
+    from tests.harness_fixtures import diff_against, init_repo
+
+    base = {"src/sq/__init__.py": "def sq(x):\n    return x * 3\n\n\ndef one():\n    return 1\n"}
+    tests = {"tests/test_sq.py": "from sq import one, sq\n\n\ndef test_sq():\n    assert sq(3) == 9\n\n\n"
+                                 "def test_one():\n    assert one() == 1\n"}
+    repo = tmp_path / "repos" / "acme__sq"
+    commit = init_repo(repo, base)
+    inst = Instance(instance_id="acme__sq-1", repo="acme/sq", base_commit=commit, problem_statement="sq(3) is 9",
+                    patch=diff_against(base, {"src/sq/__init__.py": base["src/sq/__init__.py"].replace("* 3", "* x")}),
+                    test_patch=diff_against(base, tests), FAIL_TO_PASS=["tests/test_sq.py::test_sq"],
+                    PASS_TO_PASS=["tests/test_sq.py::test_one"],
+                    test_cmd="python -m pytest -rA -o pythonpath=src tests/test_sq.py")
+    env = make_environment(AgentSettings(), quick_settings(), repos_dir=tmp_path / "repos")
+    traj = run_episode(env, inst, ScriptedPolicy([RUN, {"tool": "edit", "args": {"path": "src/sq/__init__.py",
+                                                                                 "search": "x * 3", "replace": "x * x"}},
+                                                  SUBMIT]))
+    assert tool_results(traj)[0].startswith("visible tests: 1 passed")
+    assert traj.result.reward == 1.0
