@@ -6,7 +6,9 @@ so evaluation never measures what training saw. Every row keeps the prompt the d
 against it). The harness is the filter; per train instance, from its sessions in time order:
 
 - `sft`  one row per distinct *verified* answer: a session that resolved the task and whose patch the user accepted
-         (or edited) — `prompt`, `completion`.
+         (or edited) — `prompt`, `completion`; for a schema-v2 session (a tool-using trajectory) also `messages`, its
+         whole conversation as logged (OpenAI chat-completions messages: `tool_calls`, `tool_call_id` and null
+         contents intact), for a trainer that learns from the trajectory (assistant-only loss).
 - `dpo`  pairs from the same task: a verified answer (`chosen`) against an answer that failed (unresolved or
          abandoned) or that the user rejected (`rejected`); at most `curate.max_pairs_per_task` per task.
 - `grpo` one row per task: `prompt` with its traffic outcomes (`sessions`, `resolved`, `variance` = p(1-p) of the
@@ -68,6 +70,7 @@ class _Attempt:
     answer: str
     status: str
     feedback: str
+    messages: list[dict] | None = None  # a schema-v2 trajectory, as logged
 
     @property
     def verified(self) -> bool:
@@ -99,13 +102,14 @@ def _attempts(sessions: list[dict], splits: dict[str, str]) -> tuple[dict[str, l
         by_instance.setdefault(instance_id, []).append(_Attempt(
             session_id=str(session.get("session_id")), prompt=prompt,
             answer=_last(messages, "assistant") or session.get("patch") or "",
-            status=str(outcome.get("status") or ""), feedback=str(outcome.get("feedback") or "none")))
+            status=str(outcome.get("status") or ""), feedback=str(outcome.get("feedback") or "none"),
+            messages=messages if session.get("schema_version") == 2 else None))
     return by_instance, skipped
 
 
 def build_rows(sessions: list[dict], splits: dict[str, str], max_examples: int, max_pairs_per_task: int = 4
                ) -> tuple[list[dict], dict[str, int]]:
-    """Pure: sessions (schema-v1 records) + {instance_id: split} → rows of every kind (see the module docstring)
+    """Pure: sessions (records of either schema version) + {instance_id: split} → rows of every kind (see the module docstring)
     and the skip counts. Deterministic: the same sessions give the same rows in the same order."""
     by_instance, skipped = _attempts(sessions, splits)
     sft: list[dict] = []
@@ -120,7 +124,8 @@ def build_rows(sessions: list[dict], splits: dict[str, str], max_examples: int, 
                 good.append(a)
         bad = [a for a in attempts if a.failed and all(a.answer != g.answer for g in good)]
         sft += [{"kind": "sft", "example_id": f"sft:{instance_id}:{a.session_id}", "instance_id": instance_id,
-                 "prompt": a.prompt, "completion": a.answer} for a in good]
+                 "prompt": a.prompt, "completion": a.answer, **({} if a.messages is None else {"messages": a.messages})}
+                for a in good]
         pairs = [(g, b) for g in good for b in bad][:max_pairs_per_task]
         dpo += [{"kind": "dpo", "example_id": f"dpo:{instance_id}:{g.session_id}:{b.session_id}",
                  "instance_id": instance_id, "prompt": g.prompt, "chosen": g.answer, "rejected": b.answer or ""}

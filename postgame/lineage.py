@@ -251,7 +251,7 @@ def _snapshot_hops(cfg: Config, snapshot_id: str) -> list[Hop]:
         return [Hop("snapshot", snapshot_id[:12], uri, snapshot_id, False, str(exc))]
     problems = []
     files = {"data": m.data, "quarantine": m.quarantine}
-    if snapshot_id_of(files, m.sources, m.corrupt_objects, m.parent) != snapshot_id:
+    if snapshot_id_of(files, m.sources, m.corrupt_objects, m.parent, m.schema_version) != snapshot_id:
         problems.append("manifest content does not hash to the snapshot id")
     if not s.exists(m.data.key) or sha256_bytes(s.get(m.data.key)) != m.data.sha256:
         problems.append(f"{m.data.key} is missing or does not match its sha256")

@@ -1,9 +1,10 @@
-"""The production-log contract (agent-session record, schema v1): one spec, every form derived from it.
+"""The production-log contract (agent-session record, schema v1 and v2): one spec, every form derived from it.
 
-    spec.AGENT_SESSION          the source of truth
+    spec.SPECS                  the source of truth (v2: messages in the OpenAI chat-completions shape)
+    trajectory                  how v2 messages must follow each other (tool calls answered, in order)
     json_schema                 -> agent_session.schema.json (`python -m postgame.contract` regenerates it)
     check.check_record          the fast per-line checker used by ingest
-    arrow.arrow_schema          the Parquet schema of snapshots (+ unknown fields, lineage)
+    arrow.arrow_schema          the Parquet schema of snapshots (+ unknown fields, lineage), one layout per version
     gx.contract_expectations    the Great Expectations suite used by validate
 """
 

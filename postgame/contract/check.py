@@ -1,10 +1,14 @@
-"""The per-line contract check used by ingest: a tree of small closures compiled once from `spec.AGENT_SESSION`.
+"""The per-line contract check used by ingest: a tree of small closures compiled once per version from `spec.SPECS`.
 
 It accepts exactly what the JSON Schema accepts (with date-time format checking on); a test runs both on a corpus of
 valid and broken records. It is ~20x faster than `jsonschema` per record, which matters at a million lines.
 
     check_record(record)  # -> True when it has unknown (extra) fields; raises ContractViolation(path, message)
     check_record_flags(record)  # -> (has unknown fields, converted an integral float in place)
+
+The record's `schema_version` picks the spec (`spec.version_of`); a version 2 record's messages are then held to the
+role rules (`spec.NON_NULL_FOR`, `spec.ONLY_FOR`: a tool message without `tool_call_id`, `tool_calls` on a user
+message). How messages follow each other is not checked here (`postgame.contract.trajectory`).
 
 Integral floats (`3.0`) are valid JSON Schema integers; they are converted to int in place so that the Parquet
 column stays int64. One divergence from the schema: a number field is a float64 column, so an integer there beyond
@@ -19,7 +23,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from postgame.contract.spec import AGENT_SESSION, FLOAT_MAX, INT_MAX, Field
+from postgame.contract.spec import FLOAT_MAX, INT_MAX, NON_NULL_FOR, ONLY_FOR, SPECS, Field, version_of
 
 
 class ContractViolation(ValueError):
@@ -162,7 +166,8 @@ def _array(field: Field, path: str) -> Checker:
             try:
                 checked = item_check(item, unknown)
             except ContractViolation as exc:
-                raise ContractViolation(exc.path.replace("[]", f"[{i}]", 1), exc.message) from None
+                # this array's own `[]` (an outer array's is still unresolved in `path`: `messages[].tool_calls`)
+                raise ContractViolation(exc.path.replace(f"{path}[]", f"{path}[{i}]", 1), exc.message) from None
             if checked is not item:
                 value[i] = checked
         return value
@@ -177,7 +182,26 @@ def compile_field(field: Field, path: str = "") -> Checker:
     return _COMPILERS[field.kind](field, path)
 
 
-_check_session = compile_field(AGENT_SESSION)
+_CHECKERS = {version: compile_field(spec) for version, spec in SPECS.items()}
+
+
+def _article(role: str) -> str:
+    return f"an {role}" if role[0] in "aeiou" else f"a {role}"
+
+
+def check_roles(messages: list[dict]) -> None:
+    """The role rules of version 2 messages (already checked field by field): raise ContractViolation at the first
+    message that lacks a field its role must carry, or carries one its role may not."""
+    for i, message in enumerate(messages):
+        role = message["role"]
+        for name, roles in NON_NULL_FOR.items():
+            if role in roles and message.get(name) is None:
+                raise ContractViolation(f"messages[{i}].{name}", f"is required on {_article(role)} message")
+        for name, roles in ONLY_FOR.items():
+            if role not in roles and message.get(name) is not None:
+                raise ContractViolation(f"messages[{i}].{name}",
+                                        f"only {' or '.join(map(_article, roles))} message may carry it, "
+                                        f"not {_article(role)} message")
 
 
 def check_record(record: Any) -> bool:
@@ -189,7 +213,10 @@ def check_record(record: Any) -> bool:
 def check_record_flags(record: Any) -> tuple[bool, bool]:
     """`check_record`, also telling whether an integral float was converted to int in place."""
     unknown: list = []
-    _check_session(record, unknown)
+    version = version_of(record.get("schema_version")) if type(record) is dict else 1
+    _CHECKERS[version](record, unknown)
+    if version == 2:
+        check_roles(record["messages"])
     if not unknown:
         return False, False
     converted = any(u is CONVERTED for u in unknown)

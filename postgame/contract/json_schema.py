@@ -1,4 +1,9 @@
-"""The contract as a JSON Schema (draft 2020-12), generated from `spec.AGENT_SESSION`.
+"""The contract as a JSON Schema (draft 2020-12), generated from `spec.SPECS`: one schema for both versions.
+
+The fields the versions share are plain properties; those that differ (the messages) are given by an `if`
+`schema_version` is 2 `then` / `else` branch, and a version 2 message holds the role rules (`spec.NON_NULL_FOR`,
+`spec.ONLY_FOR`) as `if` role / `then` clauses. The trajectory rules (`postgame.contract.trajectory`) are not
+expressible here: ingest and the GX suite check them.
 
 The shipped file `agent_session.schema.json` beside this module is this output; a test fails when they differ.
 Regenerate it (and the GX suites) with:
@@ -12,10 +17,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from postgame.contract.spec import AGENT_SESSION, FLOAT_MAX, INT_MAX, SCHEMA_VERSION, Field
+from postgame.contract.spec import (
+    AGENT_SESSION,
+    AGENT_SESSION_V2,
+    FLOAT_MAX,
+    INT_MAX,
+    NON_NULL_FOR,
+    ONLY_FOR,
+    SCHEMA_VERSIONS,
+    Field,
+)
 
 SCHEMA_FILE = Path(__file__).with_name("agent_session.schema.json")
-SCHEMA_ID = f"urn:postgame:schema:agent_session:v{SCHEMA_VERSION}"
+SCHEMA_ID = f"urn:postgame:schema:agent_session:v{max(SCHEMA_VERSIONS)}"
 
 
 def _node(field: Field) -> dict[str, Any]:
@@ -46,10 +60,35 @@ def _node(field: Field) -> dict[str, Any]:
     return node
 
 
+def _role_rules() -> list[dict[str, Any]]:
+    """The role rules of a version 2 message as `if` / `then` clauses."""
+    rules: list[dict[str, Any]] = []
+    for name, roles in NON_NULL_FOR.items():
+        rules.append({"if": {"properties": {"role": {"enum": list(roles)}}, "required": ["role"]},
+                      "then": {"properties": {name: {"not": {"type": "null"}}}, "required": [name]}})
+    for name, roles in ONLY_FOR.items():
+        rules.append({"if": {"properties": {"role": {"not": {"enum": list(roles)}}}, "required": ["role"]},
+                      "then": {"properties": {name: {"type": "null"}}}})
+    return rules
+
+
 def json_schema() -> dict[str, Any]:
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
-              "title": f"{AGENT_SESSION.name} v{SCHEMA_VERSION}"}
-    schema.update(_node(AGENT_SESSION))
+    versions = " and ".join(f"v{v}" for v in SCHEMA_VERSIONS)
+    schema: dict[str, Any] = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+                              "title": f"{AGENT_SESSION.name} {versions}"}
+    v1, v2 = _node(AGENT_SESSION), _node(AGENT_SESSION_V2)
+    v2["properties"]["messages"]["items"]["allOf"] = _role_rules()
+    schema.update(v1, properties=dict(v1["properties"]))
+    version = dict(v1["properties"]["schema_version"], enum=list(SCHEMA_VERSIONS))
+    version["description"] = "Version of this contract: 1, or 2 (messages in the OpenAI chat-completions shape)."
+    schema["properties"]["schema_version"] = version
+    differ = [name for name, node in v1["properties"].items()
+              if name != "schema_version" and v2["properties"][name] != node]
+    for name in differ:
+        del schema["properties"][name]
+    schema["allOf"] = [{"if": {"properties": {"schema_version": {"const": 2}}, "required": ["schema_version"]},
+                        "then": {"properties": {name: v2["properties"][name] for name in differ}},
+                        "else": {"properties": {name: v1["properties"][name] for name in differ}}}]
     return schema
 
 

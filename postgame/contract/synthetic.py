@@ -2,6 +2,7 @@
 
     from postgame.contract.synthetic import sessions, encode
     data = encode(sessions(1000, seed=1), gzip=True)   # the bytes of one `part-0000.jsonl.gz` object
+    sessions(1000, seed=1, version=2)                  # schema v2: tool-using trajectories (OpenAI chat shape)
 
 Deterministic: the same (n, seed, start) gives the same records, so a test can re-send the very same lines.
 """
@@ -16,6 +17,8 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 
 from postgame.contract.spec import SCHEMA_VERSION
+
+TOOLS = ("bash", "str_replace_editor", "pytest")
 
 MODELS = [("postgame-policy", "3"), ("postgame-policy", "4"), ("qwen2-tiny", "2026-11-01")]
 REPOS = ["textkit/textkit", "graphlib2/graphlib2", "datespan/datespan", "acme/payments", "acme/billing"]
@@ -34,22 +37,40 @@ def _pick(rng: random.Random, weights: dict[str, float]) -> str:
     return rng.choices(list(weights), weights=list(weights.values()))[0]
 
 
-def session(rng: random.Random, when: datetime) -> dict:
-    """One valid session drawn from `rng`."""
+def _tool_turns(rng: random.Random, messages: list[dict]) -> None:
+    """Assistant turns that call tools (one to three calls each, `content` null or a thought), each answered."""
+    for turn in range(rng.randint(1, 3)):
+        calls = [{"id": f"call_{rng.getrandbits(48):012x}", "type": "function",
+                  "function": {"name": rng.choice(TOOLS),
+                               "arguments": json.dumps({"command": _text(rng, 2, 6), "turn": turn})}}
+                 for _ in range(rng.randint(1, 3))]
+        messages.append({"role": "assistant", "content": None if rng.random() < 0.5 else _text(rng, 5, 20),
+                         "tool_calls": calls})
+        messages += [{"role": "tool", "tool_call_id": call["id"], "name": call["function"]["name"],
+                      "content": _text(rng, 5, 30)} for call in calls]
+
+
+def session(rng: random.Random, when: datetime, version: int = SCHEMA_VERSION) -> dict:
+    """One valid session drawn from `rng` (version 2: a tool-using trajectory)."""
     model_name, model_version = rng.choice(MODELS)
     repo = rng.choice(REPOS)
     instance = f"{repo.replace('/', '__')}-{rng.randint(1, 400)}"
     messages = [{"role": "system", "content": "You are a coding agent. Fix the issue; reply with a patch."},
                 {"role": "user", "content": _text(rng, 20, 60)}]
-    for _ in range(rng.randint(1, 3)):
+    if version == 2:
+        _tool_turns(rng, messages)
         messages.append({"role": "assistant", "content": _text(rng, 10, 40)})
-        messages.append({"role": "tool", "name": rng.choice(["bash", "edit", "pytest"]), "content": _text(rng, 5, 30)})
+    else:
+        for _ in range(rng.randint(1, 3)):
+            messages.append({"role": "assistant", "content": _text(rng, 10, 40)})
+            messages.append({"role": "tool", "name": rng.choice(["bash", "edit", "pytest"]),
+                             "content": _text(rng, 5, 30)})
     status = _pick(rng, STATUS_WEIGHTS)
     passed = rng.randint(0, 40)
     prompt_tokens = max(0, int(rng.gauss(3000, 800)))
     completion_tokens = max(0, int(rng.gauss(400, 120)))
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": version,
         "session_id": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
         "timestamp": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "agent": {"model_name": model_name, "model_version": model_version},
@@ -67,11 +88,11 @@ def session(rng: random.Random, when: datetime) -> dict:
     }
 
 
-def sessions(n: int, seed: int = 0, start: datetime = EPOCH) -> Iterator[dict]:
-    """`n` valid sessions, one second apart from `start`."""
+def sessions(n: int, seed: int = 0, start: datetime = EPOCH, version: int = SCHEMA_VERSION) -> Iterator[dict]:
+    """`n` valid sessions of schema `version`, one second apart from `start`."""
     rng = random.Random(seed)
     for i in range(n):
-        yield session(rng, start + timedelta(seconds=i))
+        yield session(rng, start + timedelta(seconds=i), version)
 
 
 def encode(records: Iterable[dict], gzip: bool = False) -> bytes:

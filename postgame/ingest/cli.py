@@ -36,6 +36,7 @@ def ingest(source: str | None = typer.Option(None, "--source", help="Logs to rea
     from postgame import runtime
     from postgame.events import emit_logs_landed
     from postgame.events import watch as watch_source
+    from postgame.ingest.lines import REASONS
     from postgame.ingest.pipeline import run_ingest
 
     cfg = runtime.current_config()
@@ -57,8 +58,10 @@ def ingest(source: str | None = typer.Option(None, "--source", help="Logs to rea
     typer.echo(f"objects     {summary.objects_read} read, {summary.objects_skipped} skipped, "
                f"{len(summary.corrupt_objects)} corrupt")
     typer.echo(f"records     {summary.records_ingested} ingested, {summary.duplicates} duplicates")
-    typer.echo(f"quarantined {sum(q.values())} (parse {q['parse']}, schema {q['schema']}, too_large {q['too_large']})"
-               + (f": postgame quarantine ls --snapshot {summary.snapshot_id[:12]}" if sum(q.values()) else ""))
+    trajectory = "".join(f", {reason} {q[reason]}" for reason in REASONS[3:] if q.get(reason))  # version 2 only
+    typer.echo(f"quarantined {sum(q.values())} (parse {q['parse']}, schema {q['schema']}, too_large {q['too_large']}"
+               f"{trajectory})" + (f": postgame quarantine ls --snapshot {summary.snapshot_id[:12]}"
+                                   if sum(q.values()) else ""))
     for bad in summary.corrupt_objects:
         typer.echo(f"corrupt     {bad.key}: {bad.detail} ({bad.records_kept} records kept; it will be read again "
                    f"once fixed)")
@@ -67,7 +70,8 @@ def ingest(source: str | None = typer.Option(None, "--source", help="Logs to rea
 @quarantine_app.command("ls")
 def quarantine_ls(snapshot: str | None = typer.Option(None, "--snapshot", help="Only this snapshot (id, prefix "
                                                                                    "or latest)."),
-                  reason: str | None = typer.Option(None, "--reason", help="Only parse, schema or too_large."),
+                  reason: str | None = typer.Option(None, "--reason", help="Only this reason: parse, schema, too_large, tool_arguments, "
+                                                   "orphan_tool_message or message_order."),
                   as_json: bool = typer.Option(False, "--json", help="One JSON list.")) -> None:
     """List quarantined lines: entry, reason, object key:line, detail."""
     from postgame import runtime

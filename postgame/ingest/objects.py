@@ -8,18 +8,22 @@ index, row groups, the manifest) stays with the one process that commits (`postg
 snapshot is byte for byte the one the one-process path writes.
 
 Per segment of lines (a few MB), three paths with one result:
-- bulk: the lines the pre-filter passes that look like one JSON object each (valid UTF-8, `{...}`, shallow) are read
+- bulk: the lines the pre-filter passes that look like one JSON object each (valid UTF-8, `{...}`, shallow, no
+  `"tool_call`: a version 2 trajectory, which the version 1 columns read in bulk could only refuse) are read
   by Arrow's JSON reader in one call, with the contract's schema and unknown keys an error
   (`contract.arrowcheck.read_lines_strict`; a block it refuses is halved until the refused lines are found), and the
   contract is checked on the columns (`contract.arrowcheck.suspect_rows`). Each line is parsed once, in C++; rows it
   does not flag are stored as read;
 - fast: the lines Arrow refused or the column check flagged: orjson, the contract check (a generated yes/no
-  function, `contract.fastcheck`, then the exact one where it says no), no redaction (the block pre-filter proved no
-  guard can fire), and the row built by Arrow's JSON reader from the line's own bytes when the record is plain (no
-  unknown fields, no integral float converted, no integer in a number field);
+  function, `contract.fastcheck`, then the exact one where it says no; for a version 2 record the trajectory rules
+  too), no redaction (the block pre-filter proved no guard can fire), and the row built by Arrow's JSON reader from
+  the line's own bytes when the record is plain (version 1, no unknown fields, no integral float converted, no integer
+  in a number field);
 - exact: `parse_line` (stdlib json, exact error reasons, redaction), taken for every line the pre-filter flags, every
   line orjson rejects or the contract rejects (its message and redacted text come from `parse_line`), and lines
   deep enough to hit json's recursion limit. Rows of such records are built in Python (`records_to_table`).
+
+Rows read by Arrow are in layout 1 (`contract.arrow`); a segment with a version 2 record is upgraded to layout 2.
 """
 
 from __future__ import annotations
@@ -34,11 +38,20 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from postgame.contract.arrow import EXTRA, SOURCE_KEY, SOURCE_LINE, arrow_schema, records_to_table, unknown_fields
+from postgame.contract.arrow import (
+    EXTRA,
+    SOURCE_KEY,
+    SOURCE_LINE,
+    arrow_schema,
+    concat,
+    records_to_table,
+    unknown_fields,
+)
 from postgame.contract.arrowcheck import contract_schema, has_key, read_lines_strict, suspect_rows
 from postgame.contract.check import ContractViolation, check_record_flags
 from postgame.contract.fastcheck import is_plain_valid
 from postgame.contract.spec import AGENT_SESSION
+from postgame.contract.trajectory import trajectory_problem
 from postgame.ingest.lines import BOM, Accepted, Rejected, parse_line
 from postgame.ingest.prefilter import needs_slow_path
 from postgame.ingest.reader import CorruptObject, TooLarge, read_line_chunks
@@ -78,7 +91,7 @@ class ParsedObject:
 
     @property
     def table(self) -> pa.Table:
-        return pa.concat_tables(self.tables) if self.tables else arrow_schema().empty_table()
+        return concat(self.tables) if self.tables else arrow_schema().empty_table()
 
 
 _NUMBER_FIELDS = tuple((parent.name, sub.name) for parent in AGENT_SESSION.fields if parent.kind == "object"
@@ -166,7 +179,7 @@ class _Segment:
         if self.rows:
             parts.append(records_to_table(self.rows))
             kinds.append(_ROW)
-        table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+        table = concat(parts)
         if len(parts) > 1:  # back to line order
             order = np.asarray(self.order, np.int8)
             index = np.empty(len(order), np.int64)
@@ -212,12 +225,15 @@ def _fast(line: bytes):
         has_unknown, converted = check_record_flags(value)
     except ContractViolation:
         return None
+    version = value["schema_version"]
+    if version == 2 and trajectory_problem(value["messages"]) is not None:
+        return None  # the exact path gives the reason
     extra = None
     if has_unknown:
         found = unknown_fields(value)
         if found:
             extra = json.dumps(redact_value(found, RULES, secret_keys=True), ensure_ascii=False, sort_keys=True)
-    plain = not has_unknown and not converted and _plain_numbers(value)
+    plain = version == 1 and not has_unknown and not converted and _plain_numbers(value)
     return value, extra or None, stripped if plain else None
 
 
@@ -285,7 +301,7 @@ def _bulk(batch: list[tuple[int, bytes | TooLarge]], block: bytes, starts: list[
             continue
         text = line.strip()
         stripped.append(text)
-        if text[:1] == b"{" and text[-1:] == b"}":
+        if text[:1] == b"{" and text[-1:] == b"}" and b'"tool_call' not in text:
             candidates.append(i)
     accepted = np.zeros(len(batch), bool)
     table, read = _read_bulk([stripped[i] for i in candidates])

@@ -3,6 +3,7 @@
     redact_text("key AKIAIOSFODNN7EXAMPLE")           # -> "key <REDACTED:aws_key>"
     redact_value(record, rules_for(line_text))        # every string of a parsed line, in place
     redact_value(extra_fields, secret_keys=True)      # + values of keys named like secrets (`password`, `api_key`)
+    redact_json_text('{"cmd": "curl -u me:pw@h"}')    # a JSON text in a string (tool-call arguments): stays JSON
 
 Types: aws_key, aws_secret (a 40-character secret next to its name), github_token, private_key (a PEM block, or its
 start when the end is cut off), bearer_token, url_password (`scheme://user:PASSWORD@host`), email, and secret (the
@@ -18,6 +19,8 @@ record's strings, and most lines fire none. A `\\u` escape in the raw line could
 
 from __future__ import annotations
 
+import copy
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,6 +74,10 @@ def _address_like(text: str, low: str) -> bool:
     return False
 
 
+# `://` as a raw line may spell it: `:\/\/` (escaped slashes), `:\\/\\/` (in a JSON text inside a string: tool-call
+# arguments, whose backslashes the line escapes again), ...
+_ESCAPED_SLASH = re.compile(r":\\+/")
+
 RULES: tuple[Rule, ...] = (  # order matters: a PEM block first; url_password before email
     Rule("private_key", re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?"
                                    r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)", re.DOTALL),
@@ -86,7 +93,8 @@ RULES: tuple[Rule, ...] = (  # order matters: a PEM block first; url_password be
     Rule("bearer_token", re.compile(r"(?P<label>\b(?i:bearer)\s+)[A-Za-z0-9\-._~+/]{12,}=*"),
          lambda text, low: "bearer" in low, label="label"),
     Rule("url_password", re.compile(r"(?P<label>\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]+:)[^\s@/]+(?=@)"),
-         lambda text, low: _userinfo_like(text) and ("://" in text or ":\\/\\/" in text), label="label"),
+         lambda text, low: _userinfo_like(text) and ("://" in text or _ESCAPED_SLASH.search(text) is not None),
+         label="label"),
     Rule("email", re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"),
          _address_like),
 )
@@ -144,6 +152,20 @@ def redact_value(value: Any, rules: tuple[Rule, ...] = RULES, *, secret_keys: bo
         for i, item in enumerate(value):
             value[i] = redact_value(item, rules, secret_keys=secret_keys)
     return value
+
+
+def redact_json_text(text: str, rules: tuple[Rule, ...] = RULES) -> str:
+    """A string holding a JSON text (a tool call's arguments), redacted value by value (keys too), so that it stays a
+    JSON text; returned unchanged when nothing was redacted, else re-serialised. Text that is not JSON is redacted as
+    text."""
+    if not rules:
+        return text
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return redact_text(text, rules)
+    redacted = redact_value(copy.deepcopy(value), rules)
+    return text if redacted == value else json.dumps(redacted, ensure_ascii=False)
 
 
 _JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[\"\\/bfnrt])")

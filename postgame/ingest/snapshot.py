@@ -13,7 +13,11 @@ leaves the state as it was (the files already uploaded are ignored and overwritt
 objects again), and a crash after it leaves a complete snapshot: nothing is lost and nothing counted twice.
 
 `<id>` is the sha256 of the snapshot's content: the sha256s of its data and quarantine files, the source and corrupt
-objects (key, ETag, size) it read and its parent. Same content, same id.
+objects (key, ETag, size) it read, its parent and its layout. Same content, same id.
+
+The data file's layout (`contract.arrow`) is 1 while every record is version 1 (byte for byte what ingest wrote before
+version 2 existed) and 2 once a version 2 record comes: the row groups written so far are then rewritten in layout 2,
+once. The manifest's `schema_version` is that layout.
 """
 
 from __future__ import annotations
@@ -91,7 +95,8 @@ class SnapshotManifest(BaseModel):
     code_version: str
     config_sha256: str | None = Field(None, description="The config that made it (postgame.lineage.config_sha256).")
     contract: str = AGENT_SESSION.name
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = Field(SCHEMA_VERSION, description="Layout of the data file: the highest schema_version of "
+                                                            "its records (1 when it has none).")
     source_uri: str
     store_uri: str
     data: FileRef
@@ -155,6 +160,7 @@ class SnapshotWriter:
     records: int = 0
     quarantined: int = 0
     new_ids: list[tuple[str, int]] = field(default_factory=list)
+    version: int = SCHEMA_VERSION  # the data file's layout
 
     def __post_init__(self) -> None:
         import pyarrow.parquet as pq
@@ -163,7 +169,7 @@ class SnapshotWriter:
 
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.dir = Path(tempfile.mkdtemp(prefix="ingest-", dir=self.workdir))
-        self.schema = arrow_schema()
+        self.schema = arrow_schema(self.version)
         self.data_path = self.dir / "data.parquet"
         self.quarantine_path = self.dir / "quarantine.jsonl.gz"
         self.seen_path = self.dir / "seen.parquet"
@@ -201,15 +207,37 @@ class SnapshotWriter:
         self.quarantined += 1
 
     def flush(self) -> None:
-        import pyarrow as pa
-
-        from postgame.contract.arrow import records_to_table
+        from postgame.contract.arrow import concat, records_to_table
 
         if self.rows:
-            self._parquet.write_table(records_to_table(self.rows))
+            self._write(records_to_table(self.rows))
         if self.tables:
-            self._parquet.write_table(pa.concat_tables(self.tables).combine_chunks())
+            self._write(concat(self.tables).combine_chunks())
         self.rows, self.tables, self.row_bytes, self.pending = [], [], 0, 0
+
+    def _write(self, table) -> None:
+        from postgame.contract.arrow import layout_of, upgrade
+
+        if layout_of(table.schema) > self.version:
+            self._upgrade()
+        self._parquet.write_table(upgrade(table) if self.version == 2 else table)
+
+    def _upgrade(self) -> None:
+        """The data file from layout 1 to 2: the row groups written so far rewritten, one at a time."""
+        import pyarrow.parquet as pq
+
+        from postgame.contract.arrow import arrow_schema, upgrade
+
+        self._parquet.close()
+        old = self.data_path.with_name("data.layout1.parquet")
+        self.data_path.replace(old)
+        self.version, self.schema = 2, arrow_schema(2)
+        self._parquet = pq.ParquetWriter(self.data_path, self.schema, compression="zstd")
+        written = pq.ParquetFile(old)
+        for i in range(written.num_row_groups):
+            self._parquet.write_table(upgrade(written.read_row_group(i)))
+        written.close()
+        old.unlink()
 
     def close(self) -> dict[str, FileRef]:
         """Finish the local files; their keys are filled in by `commit`."""
@@ -243,8 +271,8 @@ class SnapshotWriter:
 
 
 def snapshot_id_of(files: dict[str, FileRef], sources: list[SourceObject], corrupt: list[CorruptObjectReport],
-                   parent: str | None) -> str:
-    content = {"contract": AGENT_SESSION.name, "schema_version": SCHEMA_VERSION, "parent": parent,
+                   parent: str | None, schema_version: int = SCHEMA_VERSION) -> str:
+    content = {"contract": AGENT_SESSION.name, "schema_version": schema_version, "parent": parent,
                "data": files["data"].sha256, "quarantine": files["quarantine"].sha256,
                "sources": [[s.key, s.etag, s.size] for s in sources],
                "corrupt": [[c.key, c.etag, c.size] for c in corrupt]}
@@ -260,7 +288,7 @@ def commit(writer: SnapshotWriter, store: ObjectStore, state_prefix: str, *, par
            source_uri: str, config_sha256: str | None = None) -> SnapshotManifest:
     """Upload the files, then the manifest (the commit point). Returns the committed manifest."""
     files = writer.close()
-    snapshot_id = snapshot_id_of(files, sources, corrupt, parent.snapshot_id if parent else None)
+    snapshot_id = snapshot_id_of(files, sources, corrupt, parent.snapshot_id if parent else None, writer.version)
     base = snapshot_prefix(state_prefix, snapshot_id)
     for name, path, filename in (("data", writer.data_path, "data.parquet"),
                                  ("quarantine", writer.quarantine_path, "quarantine.jsonl.gz"),
@@ -270,7 +298,8 @@ def commit(writer: SnapshotWriter, store: ObjectStore, state_prefix: str, *, par
     manifest = SnapshotManifest(
         snapshot_id=snapshot_id, seq=(parent.seq + 1) if parent else 1, parent=parent.snapshot_id if parent else None,
         created_at=datetime.now(UTC).isoformat(timespec="seconds"), code_version=code_version(),
-        config_sha256=config_sha256, source_uri=source_uri, store_uri=store.uri, data=files["data"], quarantine=files["quarantine"],
+        config_sha256=config_sha256, schema_version=writer.version, source_uri=source_uri, store_uri=store.uri,
+        data=files["data"], quarantine=files["quarantine"],
         seen_index=files["seen_index"], sources=sources, corrupt_objects=corrupt, counts=counts)
     store.put(base + "manifest.json", manifest.model_dump_json(indent=2).encode("utf-8"))
     return manifest

@@ -5,8 +5,8 @@
 
 1. Stream the snapshot's metrics (four numeric columns) and those of the previous snapshot to measure drift against
    (the latest earlier one with at least `validate.drift_min_records` records).
-2. Run the contract's expectations (generated from `postgame.contract.spec`, all critical) on the sessions and
-   messages tables batch by batch (`validate.batch_rows` rows of Parquet row groups at a time: memory holds one
+2. Run the contract's expectations (generated from `postgame.contract.spec`, all critical) on the sessions,
+   messages and tool_calls tables batch by batch (`validate.batch_rows` rows of Parquet row groups at a time: memory holds one
    batch, whatever the snapshot's size); uniqueness runs on the whole column (the only column read whole). Then the
    batch checks (bounds and severities from config) on a one-row frame of metrics.
 3. Write Data Docs and the report (JSON) under home. Raise DataValidationError naming every failed critical
@@ -78,7 +78,7 @@ def _batches(path: Path, batch_rows: int, whole_columns: list[str], checks) -> I
 
     for table in _row_groups(path, batch_rows):
         out = {SESSIONS: frames.sessions_frame(table)}
-        out.update({name: frames.list_frame(table, name) for name in frames.list_fields()})
+        out.update(frames.list_frames(table))
         yield out
         del out, table
     tops = sorted({column.split(".")[0] for column in whole_columns})

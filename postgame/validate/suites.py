@@ -29,7 +29,7 @@ DATASOURCE = "postgame_snapshots"
 
 
 class CheckResult(BaseModel):
-    name: str  # `<table>.<expectation type>(<column>)`: how a failure is named
+    name: str  # `<table>.<expectation type>(<column>)[ where <row condition>]`: how a failure is named
     table: str
     expectation: str
     column: str | None
@@ -77,8 +77,10 @@ def _result(table: str, er) -> CheckResult:
         "raised_exception") else None
     observed = result.get("observed_value")
     examples = [_short(v) for v in (result.get("partial_unexpected_list") or [])[:5]]
+    where = (config.meta or {}).get("where")  # a rule on some rows: the same expectation may hold on others
+    name = f"{table}.{config.type}({column})" if column else f"{table}.{config.type}"
     return CheckResult(
-        name=f"{table}.{config.type}({column})" if column else f"{table}.{config.type}", table=table,
+        name=f"{name} where {where}" if where else name, table=table,
         expectation=config.type, column=column, severity=str(getattr(config.severity, "value", config.severity)),
         success=bool(er.success), description=config.description or "",
         observed=_short(failed_with or observed) if (failed_with or observed is not None) else None,

@@ -3,7 +3,9 @@ exactly what the one-process reference path gives on a dirty corpus: the same sn
 quarantine bytes), counts, quarantine entries (reasons, details, redacted texts) and dedupe index.
 
 The corpus is the one of test_quarantine_counts (every quarantine reason, planted secrets, a corrupt gzip, re-sends,
-a session_id reused with other content) plus lines that take each branch between the fast and the exact path.
+a session_id reused with other content) plus lines that take each branch between the fast and the exact path, and
+schema-v2 trajectories after the version 1 lines (the snapshot's layout goes to 2 mid-run): valid ones, with secrets
+in tool calls, and each trajectory quarantine reason.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from postgame.settings.ingest import IngestSettings
 from postgame.settings.runner import RunnerSettings
 from postgame.store import LocalStore
 from tests.data.test_quarantine_counts import build_corpus
+from tests.data.test_trajectory_ingest import BROKEN, _secrets
+from tests.trajectories import agent_session, broken
 
 
 def branch_lines() -> bytes:
@@ -66,6 +70,26 @@ def branch_lines() -> bytes:
     out.append(json.dumps(r))
     out += arrow_branch_lines()
     return ("\n".join(out) + "\n").encode()
+
+
+def trajectory_lines() -> list[str]:
+    """Schema-v2 lines: each path of a v2 record, and a v1 record that only looks like one."""
+    clean = list(sessions(3, seed=79, version=2))
+    for r in clean:  # no null content: Arrow would read these lines with the version 1 columns (and drop tool_calls)
+        for m in r["messages"]:
+            m["content"] = m["content"] or "thinking"
+    out = [json.dumps(r) for r in clean]  # clean: fast path, rows built in Python (never bulk, never plain)
+    out.append(json.dumps(agent_session("v2-sdk-dump")))  # unknown SDK fields (refusal, annotations): `extra`
+    out.append(json.dumps(broken("v2-secrets", _secrets)))  # guards fire: exact path, arguments redacted as JSON
+    out.append(json.dumps(dict(agent_session("v2-float-version"), schema_version=2.0)))  # converted to 2
+    no_calls = agent_session("v2-no-calls")
+    no_calls["messages"] = [m for m in no_calls["messages"] if m["role"] in ("system", "user")]
+    out.append(json.dumps(no_calls))  # read in bulk as version 1 columns, then flagged by its version
+    r = next(sessions(1, seed=80))
+    r["messages"][2]["tool_calls"] = [{"id": "c1", "type": "function", "function": {"name": "x", "arguments": "{"}}]
+    out.append(json.dumps(r))  # a v1 record: tool_calls is an unknown field, its arguments never judged
+    out += [json.dumps(record) for record, _, _ in BROKEN]  # every trajectory reason, and v2 schema violations
+    return out
 
 
 def arrow_branch_lines() -> list[str]:
@@ -150,9 +174,15 @@ def test_parallel_ingest_gives_the_one_process_snapshot_byte_for_byte(tmp_path, 
     logs = tmp_path / "logs"
     build_corpus(logs)
     (logs / "agent-logs" / "dt=2026-11-29" / "part-0004.jsonl").write_bytes(branch_lines())
+    # an object of its own: a line Arrow refuses (a key given twice) would send a whole segment to Python's rows
+    (logs / "agent-logs" / "dt=2026-11-29" / "part-0005.jsonl").write_bytes(("\n".join(trajectory_lines()) + "\n").encode())
     reference, expected = run(logs, tmp_path / "serial", None)
     manifest, got = run(logs, tmp_path / kind, RunnerSettings(kind=kind, workers=2))
     assert expected["row_groups"] > 3 and len(expected["quarantine"]) > 20  # the corpus exercises both
+    reasons = {e["reason"] for e in expected["quarantine"]}
+    assert {"tool_arguments", "orphan_tool_message", "message_order"} <= reasons
+    assert reference.schema_version == 2 and {r["session_id"] for r in expected["rows"]} >= {
+        "v2-sdk-dump", "v2-secrets", "v2-float-version", "v2-no-calls"}
     for key in expected:
         assert got[key] == expected[key], key
     assert manifest.snapshot_id == reference.snapshot_id

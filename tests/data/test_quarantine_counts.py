@@ -17,6 +17,7 @@ from postgame.contract.synthetic import encode, sessions
 from postgame.errors import DataValidationError
 from postgame.ingest import load_snapshot, run_ingest
 from postgame.ingest.catalog import quarantine_entries
+from postgame.ingest.lines import REASONS
 
 # Planted secrets (fake, with real shapes). Each must vanish from every output.
 AWS_KEY = "AKIAQ4EXAMPLE7PLANTD"
@@ -110,7 +111,8 @@ def build_corpus(folder: Path) -> dict:
     decoded = zlib.decompressobj(zlib.MAX_WBITS | 16).decompress(cut)
     kept = decoded.count(b"\n")  # complete lines before the cut
     return {"records": len(good) + 1 + kept, "duplicates": len(resends), "objects_read": 2, "objects_skipped": 3,
-            "quarantined": {"parse": len(parse_lines), "schema": len(schema_lines), "too_large": len(too_large_lines)},
+            "quarantined": dict.fromkeys(REASONS, 0) | {"parse": len(parse_lines), "schema": len(schema_lines),
+                                                         "too_large": len(too_large_lines)},
             "corrupt_kept": kept, "skipped_lines": len(skipped_lines)}
 
 

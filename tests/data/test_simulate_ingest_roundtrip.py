@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from evals.factory.simulate import simulate
 from evals.harness import Instance
 from postgame.ingest import load_snapshot, run_ingest
+from postgame.ingest.lines import REASONS
 from postgame.settings.factory import SimulatorSettings
 from postgame.store import LocalStore
 
@@ -44,7 +45,7 @@ def test_clean_traffic_ingests_whole_with_nothing_quarantined(cfg, tmp_path):
     summary, ingested = _run(cfg, tmp_path, SimulatorSettings(), sessions=20)
     assert ingested.records_ingested == summary.sessions == 20
     assert ingested.duplicates == 0
-    assert ingested.quarantined == {"parse": 0, "schema": 0, "too_large": 0}
+    assert ingested.quarantined == dict.fromkeys(REASONS, 0)
     ids = set(load_snapshot(ingested.snapshot_id, cfg=cfg).column("session_id").to_pylist())
     assert ids == set(summary.session_ids)
 
@@ -57,7 +58,7 @@ def test_dirty_traffic_gives_exactly_the_planted_counts(cfg, tmp_path):
     assert summary.duplicates > 0 and sum(summary.malformed.values()) > 0 and summary.secret_sessions
     assert ingested.records_ingested == summary.sessions
     assert ingested.duplicates == summary.duplicates
-    assert ingested.quarantined == {**summary.malformed, "too_large": 0}
+    assert ingested.quarantined == dict.fromkeys(REASONS, 0) | summary.malformed
     # Every secret planted in a tool message is gone from the snapshot, replaced by its typed placeholder.
     text = str(load_snapshot(ingested.snapshot_id, cfg=cfg).to_pylist())
     assert "<REDACTED:" in text

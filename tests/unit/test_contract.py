@@ -142,29 +142,48 @@ def test_parquet_schema_and_row_round_trip():
     assert arrow.to_record(back) == expected
 
 
+def _message_leaves(version: int) -> list:
+    messages = next(f for f in spec.SPECS[version].fields if f.kind == "array")
+    return [(p, f) for p, f in spec.leaves(messages.items) if f.kind != "array"]
+
+
 def test_gx_suite_has_an_expectation_for_every_rule_of_the_spec():
     pytest.importorskip("great_expectations")
-    from postgame.contract.gx import DTYPES, MESSAGES, SESSIONS, contract_expectations
+    from dataclasses import replace
+
+    from postgame.contract.gx import DTYPES, MESSAGES, SESSIONS, TOOL_CALLS, contract_expectations
 
     tables = contract_expectations()
-    assert set(tables) == {SESSIONS, MESSAGES}
-    have = {(table, e.expectation_type, e.column): e for table, exps in tables.items() for e in exps}
-    messages = next(f for f in spec.AGENT_SESSION.fields if f.kind == "array")
-    for table, fields in ((SESSIONS, [(p, f) for p, f in spec.leaves() if f.kind != "array"]),
-                          (MESSAGES, spec.leaves(messages.items))):
-        for path, field in fields:
-            assert (table, "expect_column_to_exist", path) in have
-            assert have[(table, "expect_column_values_to_be_in_type_list", path)].type_list == [DTYPES[field.kind]]
-            assert ((table, "expect_column_values_to_not_be_null", path) in have) == (not field.nullable)
-            if field.enum:
-                assert have[(table, "expect_column_values_to_be_in_set", path)].value_set == list(field.enum)
-            if field.minimum is not None:
-                assert have[(table, "expect_column_values_to_be_between", path)].min_value == field.minimum
-            if field.pattern:
-                assert have[(table, "expect_column_values_to_match_regex", path)].regex == field.pattern
-            if field.min_length:
-                assert have[(table, "expect_column_value_lengths_to_be_between", path)].min_value == field.min_length
-            assert ((table, "expect_column_values_to_be_unique", path) in have) == field.unique
+    assert set(tables) == {SESSIONS, MESSAGES, TOOL_CALLS}
+    have = {(table, e.expectation_type, getattr(e, "column", None), (e.meta or {}).get("where")): e
+            for table, exps in tables.items() for e in exps}
+    sessions_fields = [(p, replace(f, enum=spec.SCHEMA_VERSIONS) if p == "schema_version" else f)
+                       for p, f in spec.leaves() if f.kind != "array"]
+    alike = {p for p, f in _message_leaves(1) if (p, f) in _message_leaves(2)}  # same field in both versions
+    cases = [(SESSIONS, p, f, None) for p, f in sessions_fields]
+    cases += [(MESSAGES, p, f, None if p in alike else f"schema_version == {v}")
+              for v in spec.SCHEMA_VERSIONS for p, f in _message_leaves(v)]
+    cases += [(TOOL_CALLS, p, f, None) for p, f in spec.leaves(spec.TOOL_CALL)]
+    assert alike == {"role", "name"}
+    for table, path, field, where in cases:
+        assert (table, "expect_column_to_exist", path, None) in have
+        key = (table, "expect_column_values_to_be_in_type_list", path, where)
+        assert have[key].type_list == [DTYPES[field.kind]]
+        assert ((table, "expect_column_values_to_not_be_null", path, where) in have) == (not field.nullable)
+        if field.enum:
+            assert have[(table, "expect_column_values_to_be_in_set", path, where)].value_set == list(field.enum)
+        if field.minimum is not None:
+            assert have[(table, "expect_column_values_to_be_between", path, where)].min_value == field.minimum
+        if field.pattern:
+            assert have[(table, "expect_column_values_to_match_regex", path, where)].regex == field.pattern
+        if field.min_length:
+            assert have[(table, "expect_column_value_lengths_to_be_between", path, where)].min_value == \
+                field.min_length
+        assert ((table, "expect_column_values_to_be_unique", path, where) in have) == field.unique
+    for name, roles in spec.NON_NULL_FOR.items():
+        assert (MESSAGES, "expect_column_values_to_not_be_null", name, f"schema_version == 2 and role in {list(roles)!r}") in have
+    assert (MESSAGES, "expect_column_values_to_be_null", "tool_call_id", "schema_version == 2 and role not in ['tool']") in have
+    assert (TOOL_CALLS, "expect_column_values_to_be_in_set", "role", None) in have  # tool_calls only on assistant
     assert all(e.severity == "critical" for exps in tables.values() for e in exps)
 
 
