@@ -193,10 +193,15 @@ class ChatPolicy:
         return tok.decode(completion, skip_special_tokens=True), int(ids["input_ids"].shape[1]), int(completion.shape[0])
 
 
-def load_agent_policy(path: str, settings: PolicySettings, name: str, greedy: bool, instance: Any) -> ChatPolicy:
+def load_agent_policy(path: str, settings: PolicySettings, name: str, greedy: bool, instance: Any, *,
+                      seed: int | None = None) -> ChatPolicy:
     """A fresh ChatPolicy for one episode (a batch's policy factory: `functools.partial(load_agent_policy, ...)`);
-    the loaded model is shared by the episodes of one worker process."""
-    policy = ChatPolicy(path, settings=settings, name=name, greedy=greedy)
+    the loaded model is shared by the episodes of one worker process. A sampling policy draws from `seed` and the
+    instance id, so the episodes of one batch differ and a rerun repeats them."""
+    import zlib
+
+    episode_seed = None if seed is None else seed + zlib.crc32(str(getattr(instance, "instance_id", "")).encode())
+    policy = ChatPolicy(path, settings=settings, name=name, greedy=greedy, seed=episode_seed)
     policy._engine = _shared_engine(path, settings)
     return policy
 

@@ -1,5 +1,6 @@
 """Production traffic from the serving model: the MLflow `champion` attempts train-split tasks, each attempt graded
-by the harness and written to the store as a schema-v1 log record (`evals.factory.simulate` does the writing).
+by the harness and written to the store as a log record (`evals.factory.simulate` does the writing): schema v1 for
+one answer, schema v2 (the whole trajectory) when the policy acts as an agent (`agent.enabled`).
 
     postgame simulate --sessions N [--json]
 """
@@ -40,10 +41,33 @@ def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
     def grade(instance, patch):
         return evaluate(instance, patch, repos_dir=None, settings=cfg.eval, cache=cache)
 
-    summary = simulate(instances, attempt, grade, sessions=sessions, store=store(cfg),
+    play = _agent_play(cfg, policy, seed=cfg.factory.seed if seed is None else seed, progress=progress) \
+        if cfg.agent.enabled else None
+    summary = simulate(instances, attempt, grade, sessions=sessions, store=store(cfg), play=play,
                        settings=settings or cfg.factory.simulate, seed=cfg.factory.seed if seed is None else seed,
                        model_name=policy.name, model_version=str(policy.version), now=now,
                        usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour, grade_workers=cfg.eval.workers or os.cpu_count() or 1,
                        prompt_context=cfg.policy.prompt_context)  # the prompt training and evaluation show
     emit_logs_landed(cfg, source=log_source(cfg), objects=len(summary.objects))  # the deployment's event trigger
     return summary
+
+
+def _agent_play(cfg: Config, policy, *, seed: int, progress: Callable[[int], None] | None):
+    """Episodes of the champion in the environment (sampled turns), its first observation the prompt a single
+    answer gets: the traffic of an agent."""
+    import functools
+
+    from evals.agent.batch import play_episodes
+    from models.agent import load_agent_policy
+
+    factory = functools.partial(load_agent_policy, str(policy.path), cfg.policy, f"{policy.name}@{policy.version}",
+                                False, seed=seed)
+
+    def play(instances, prompts):
+        records = play_episodes(instances, factory, agent=cfg.agent, harness=cfg.eval, repos_dir=None,
+                                runner=cfg.runner, contexts={i.instance_id: p for i, p in zip(instances, prompts)})
+        if progress:
+            progress(len(records))
+        return records
+
+    return play

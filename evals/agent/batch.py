@@ -94,18 +94,35 @@ def run_episodes(instances: list[Instance], policy_factory: Callable[[Instance],
     prompt."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    records = play_episodes(instances, policy_factory, agent=agent, harness=harness, repos_dir=repos_dir,
+                            runner=runner, contexts=contexts, mapper=mapper, trajectories=out / "trajectories.jsonl")
+    report = summarise(records)
+    (out / "report.json").write_text(json.dumps(report.to_dict(), indent=2))
+    return report
+
+
+def play_episodes(instances: list[Instance], policy_factory: Callable[[Instance], AgentPolicy], *,
+                  agent: AgentSettings, harness: HarnessSettings, repos_dir: str | Path | None,
+                  runner: RunnerSettings, contexts: dict[str, str] | None = None, mapper: Mapper | None = None,
+                  trajectories: Path | None = None) -> list[dict[str, Any]]:
+    """The trajectory records (each with its `harness_report`) of one episode per instance, in instance order;
+    appended to `trajectories` (JSON Lines) as they finish, when given."""
     contexts = contexts or {}
     jobs = [EpisodeJob(i, policy_factory, agent, harness, str(repos_dir) if repos_dir else None,
                        contexts.get(i.instance_id)) for i in instances]
     records = []
-    with _mapper(runner, mapper) as fan_out, open(out / "trajectories.jsonl", "w") as fh:
-        for record in fan_out(run_job, jobs):
-            records.append(record)
-            fh.write(json.dumps({k: v for k, v in record.items() if k != "harness_report"}) + "\n")
-            fh.flush()  # what finished is on disk even if the batch is killed
-    report = summarise(records)
-    (out / "report.json").write_text(json.dumps(report.to_dict(), indent=2))
-    return report
+    with _mapper(runner, mapper) as fan_out:
+        fh = open(trajectories, "w") if trajectories is not None else None
+        try:
+            for record in fan_out(run_job, jobs):
+                records.append(record)
+                if fh is not None:
+                    fh.write(json.dumps({k: v for k, v in record.items() if k != "harness_report"}) + "\n")
+                    fh.flush()  # what finished is on disk even if the batch is killed
+        finally:
+            if fh is not None:
+                fh.close()
+    return records
 
 
 @contextmanager

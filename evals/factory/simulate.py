@@ -161,12 +161,71 @@ def _feedback(status: str, rng: random.Random) -> str:
     return "none"
 
 
-def simulate(tasks: Sequence[Instance], attempt: Attempt, grade: Grade, *, sessions: int, store: ObjectStore,
-             settings: SimulatorSettings, seed: int = 0, model_name: str = "", model_version: str = "",
-             now: datetime | None = None, usd_per_cpu_hour: float = 0.0, grade_workers: int = 1,
-             files_for: Callable[[Instance], dict[str, str]] = prompt_files,
-             prompt_context: PromptContext = "file") -> SimulationSummary:
-    """Run `sessions` simulated sessions on `tasks` and write them to `store` (see the module docstring)."""
+@dataclass
+class _Session:
+    """What one session logs, however the policy acted (one answer, or an agent's episode)."""
+
+    schema_version: int
+    messages: list[dict]
+    patch: str
+    status: str
+    passed: int
+    failed: int
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+
+
+def _answer_sessions(prompts: list[str], generations: Sequence[GenerationLike], patches: list[str],
+                     grades: list[Any]) -> list[_Session]:
+    out = []
+    for prompt, gen, patch, result in zip(prompts, generations, patches, grades):
+        report, passed, failed = _tool_report(result)
+        status = "abandoned" if result is None else result.status
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt},
+                    {"role": "assistant", "content": gen.text}, {"role": "tool", "name": "run_tests", "content": report}]
+        out.append(_Session(1, messages, patch, status, passed, failed, int(gen.prompt_tokens),
+                            int(gen.completion_tokens), float(gen.latency_ms)))
+    return out
+
+
+def episode_session(record: dict) -> _Session:
+    """An agent episode's trajectory record (`evals.agent`) as a schema-v2 session: every message, tool call and tool
+    result; the status from the grade of what it submitted (an episode that submitted nothing is `abandoned`)."""
+    report = record.get("harness_report") or {}
+    tests = report.get("tests_status") or {}
+    passed = sum(len(v.get("success", [])) for v in tests.values())
+    failed = sum(len(v.get("failure", [])) for v in tests.values())
+    if record["outcome"] == "infra_error":
+        status = "error"
+    elif record["outcome"] != "submitted" or not record.get("patch"):
+        status = "abandoned"
+    else:
+        status = "resolved" if record["resolved"] else "unresolved"
+    return _Session(2, record["messages"], record.get("patch") or "", status, passed, failed,
+                    int(record["prompt_tokens"]), int(record["completion_tokens"]), float(record["seconds"]) * 1000)
+
+
+def _plant(messages: list[dict], secret: str) -> list[dict]:
+    """The messages with `secret` added to the last tool result (a careless tool output)."""
+    out = [dict(m) for m in messages]
+    for m in reversed(out):
+        if m.get("role") == "tool":
+            m["content"] = (m.get("content") or "") + "\n" + secret
+            return out
+    return out + [{"role": "tool", "name": "run_tests", "content": secret}]
+
+
+Play = Callable[[list[Instance], list[str]], list[dict]]  # tasks, prompts -> trajectory records (evals.agent)
+
+
+def simulate(tasks: Sequence[Instance], attempt: Attempt | None, grade: Grade | None, *, sessions: int,
+             store: ObjectStore, settings: SimulatorSettings, seed: int = 0, model_name: str = "",
+             model_version: str = "", now: datetime | None = None, usd_per_cpu_hour: float = 0.0,
+             grade_workers: int = 1, files_for: Callable[[Instance], dict[str, str]] = prompt_files,
+             prompt_context: PromptContext = "file", play: Play | None = None) -> SimulationSummary:
+    """Run `sessions` simulated sessions on `tasks` and write them to `store` (see the module docstring). With
+    `play`, the policy acts as an agent: each session is an episode in the environment, logged as schema v2."""
     if not tasks:
         raise ValueError("no tasks to simulate: the train split is empty (run `postgame factory build`)")
     start = time.monotonic()
@@ -178,18 +237,27 @@ def simulate(tasks: Sequence[Instance], attempt: Attempt, grade: Grade, *, sessi
     chosen = [tasks[rng.randrange(len(tasks))] for _ in range(sessions)]
     stamps = sorted(first + timedelta(seconds=int(rng.uniform(0, span))) for _ in range(sessions))
 
-    # 1. the policy answers, a batch at a time; 2. the harness grades what it answered.
+    # 1. the policy answers, a batch at a time (or plays an episode); 2. the harness grades what it answered.
     prompts = [render_prompt(inst, files_for(inst), context=prompt_context) for inst in chosen]
-    generations: list[GenerationLike] = []
-    for i in range(0, sessions, settings.batch_size):
-        batch = prompts[i: i + settings.batch_size]
-        out = list(attempt(batch))
-        if len(out) != len(batch):
-            raise ValueError(f"the policy returned {len(out)} generations for {len(batch)} prompts")
-        generations += out
-    patches = [extract_patch(g.text) for g in generations]
-    with ThreadPoolExecutor(max_workers=max(1, grade_workers)) as pool:
-        grades = list(pool.map(lambda ip: grade(*ip) if ip[1].strip() else None, zip(chosen, patches)))
+    if play is not None:
+        played: list[_Session] = []
+        for i in range(0, sessions, settings.batch_size):
+            records = play(list(chosen[i: i + settings.batch_size]), prompts[i: i + settings.batch_size])
+            played += [episode_session(r) for r in records]
+        logged = played
+    else:
+        assert attempt is not None and grade is not None, "simulate needs attempt and grade, or play"
+        generations: list[GenerationLike] = []
+        for i in range(0, sessions, settings.batch_size):
+            batch = prompts[i: i + settings.batch_size]
+            out = list(attempt(batch))
+            if len(out) != len(batch):
+                raise ValueError(f"the policy returned {len(out)} generations for {len(batch)} prompts")
+            generations += out
+        patches = [extract_patch(g.text) for g in generations]
+        with ThreadPoolExecutor(max_workers=max(1, grade_workers)) as pool:
+            grades = list(pool.map(lambda ip: grade(*ip) if ip[1].strip() else None, zip(chosen, patches)))
+        logged = _answer_sessions(prompts, generations, patches, grades)
 
     # 3. records, with the dirt planted and counted.
     by_day: dict[str, list[bytes]] = {}
@@ -198,31 +266,27 @@ def simulate(tasks: Sequence[Instance], attempt: Attempt, grade: Grade, *, sessi
     kinds: Counter[str] = Counter()
     resend: list[tuple[str, bytes]] = []
     ids = []
-    for n, (inst, gen, patch, result, when) in enumerate(zip(chosen, generations, patches, grades, stamps)):
+    for n, (inst, sess, when) in enumerate(zip(chosen, logged, stamps)):
         session_id = f"sim-{run_tag}-{n:06d}"
-        report, passed, failed = _tool_report(result)
-        status = "abandoned" if result is None else result.status
+        status, messages = sess.status, sess.messages
         if rng.random() < settings.secret_rate:
             kind = SECRET_KINDS[rng.randrange(len(SECRET_KINDS))]
-            report += "\n" + fake_secret(kind, rng)
+            messages = _plant(messages, fake_secret(kind, rng))
             secret_sessions[session_id] = kind
-        cost = gen.latency_ms / 3_600_000 * usd_per_cpu_hour + \
-            (gen.prompt_tokens + gen.completion_tokens) / 1000 * settings.usd_per_1k_tokens
+        cost = sess.latency_ms / 3_600_000 * usd_per_cpu_hour + \
+            (sess.prompt_tokens + sess.completion_tokens) / 1000 * settings.usd_per_1k_tokens
         record = {
-            "schema_version": 1, "session_id": session_id,
+            "schema_version": sess.schema_version, "session_id": session_id,
             "timestamp": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "agent": {"model_name": model_name, "model_version": str(model_version)},
             "task": {"instance_id": inst.instance_id, "repo": inst.repo, "problem_statement": inst.problem_statement,
                      "environment": getattr(inst, "environment_uri", None) or inst.environment},
-            "messages": [{"role": "system", "content": SYSTEM_PROMPT},
-                         {"role": "user", "content": prompts[n]},
-                         {"role": "assistant", "content": gen.text},
-                         {"role": "tool", "name": "run_tests", "content": report}],
-            "patch": patch,
-            "outcome": {"status": status, "tests_passed": passed, "tests_failed": failed,
+            "messages": messages,
+            "patch": sess.patch,
+            "outcome": {"status": status, "tests_passed": sess.passed, "tests_failed": sess.failed,
                         "feedback": _feedback(status, rng)},
-            "usage": {"prompt_tokens": int(gen.prompt_tokens), "completion_tokens": int(gen.completion_tokens),
-                      "latency_ms": round(float(gen.latency_ms), 3), "cost_usd": round(cost, 8)},
+            "usage": {"prompt_tokens": sess.prompt_tokens, "completion_tokens": sess.completion_tokens,
+                      "latency_ms": round(sess.latency_ms, 3), "cost_usd": round(cost, 8)},
         }
         outcomes[status] += 1
         ids.append(session_id)
