@@ -128,6 +128,7 @@ class TrainJob:
     reward_fn: RewardFn | None = None
     on_metrics: MetricsSink | None = None
     callbacks: Sequence[Any] = ()
+    tools: list[dict] | None = None  # the agent's tool schemas: sft on trajectories renders them as traffic did
 
 
 # --- the data order ------------------------------------------------------------------------------------------------
@@ -291,13 +292,35 @@ def _peft_config(settings: TrainSettings):
                       target_modules=lora.target_modules)
 
 
+def trajectory_features(tokenizer, rows: list[dict], tools: list[dict] | None) -> list[dict]:
+    """Trajectory rows (curated from schema-v2 sessions: `messages`) as token ids and an assistant mask: the chat
+    template's {% generation %} turns are what the loss sees, tool results and prompts never (the compact template
+    of models/agent.py when the checkpoint has none)."""
+    from models.agent import COMPACT_TEMPLATE, template_messages
+
+    if not tokenizer.chat_template:
+        tokenizer.chat_template = COMPACT_TEMPLATE
+    out = []
+    for row in rows:
+        enc = tokenizer.apply_chat_template(template_messages(row["messages"]), tools=tools or None, tokenize=True,
+                                            return_dict=True, return_assistant_tokens_mask=True)
+        out.append({EXAMPLE_ID: row[EXAMPLE_ID], "input_ids": list(enc["input_ids"]),
+                    "assistant_masks": list(enc["assistant_masks"])})
+    return out
+
+
 def _build_sft(job: TrainJob, model, tokenizer, common: dict, dataset):
     from trl import SFTConfig, SFTTrainer
 
-    args = SFTConfig(**common, completion_only_loss=True, max_length=job.policy.max_position_embeddings,
-                     train_sampling_strategy="sequential")
+    if "input_ids" in dataset.column_names:  # trajectories, tokenised with their assistant masks (TRL applies them)
+        args = SFTConfig(**common, max_length=job.policy.max_position_embeddings, train_sampling_strategy="sequential")
+        columns = [EXAMPLE_ID, "input_ids", "assistant_masks"]
+    else:
+        args = SFTConfig(**common, completion_only_loss=True, max_length=job.policy.max_position_embeddings,
+                         train_sampling_strategy="sequential")
+        columns = [EXAMPLE_ID, "prompt", "completion"]
     return _recorded(SFTTrainer)(model=model, args=args, processing_class=tokenizer, peft_config=_peft_config(
-        job.settings), train_dataset=dataset.select_columns([EXAMPLE_ID, "prompt", "completion"]))
+        job.settings), train_dataset=dataset.select_columns(columns))
 
 
 def _build_dpo(job: TrainJob, model, tokenizer, common: dict, dataset):
@@ -374,9 +397,13 @@ def choose_method(settings: TrainSettings, rows: list[dict]) -> str:
     return "dpo" if len(rows_of(rows, "dpo")) >= settings.batch_size else "grpo"
 
 
-def training_rows(method: str, rows: list[dict], settings: TrainSettings) -> list[dict]:
-    """The curated rows the mode trains on (GRPO: the first `max_prompts`, varied outcomes first)."""
+def training_rows(method: str, rows: list[dict], settings: TrainSettings, *, trajectories: bool = False) -> list[dict]:
+    """The curated rows the mode trains on (GRPO: the first `max_prompts`, varied outcomes first). An agent
+    (`trajectories`) learns sft from whole trajectories only, a single-turn policy from single answers only: each
+    keeps the form it acts in."""
     chosen = rows_of(rows, get_trainer(method).kind)
+    if method == "sft":
+        chosen = [r for r in chosen if bool(r.get("messages")) == trajectories]
     return chosen[:settings.max_prompts] if method == "grpo" else chosen
 
 
@@ -416,7 +443,11 @@ def fit(job: TrainJob) -> TrainResult:
                   data_seed=s.seed, use_cpu=not s.use_gpu, report_to=[], logging_steps=1, save_strategy="steps",
                   save_steps=s.save_steps, disable_tqdm=True, dataloader_num_workers=0)
     step_metrics = _StepMetrics(job.on_metrics)
-    trainer = spec.build(job, model, tokenizer, common, Dataset.from_list(plan))
+    if job.method == "sft" and plan[0].get("messages"):
+        data = Dataset.from_list(trajectory_features(tokenizer, plan, job.tools))
+    else:
+        data = Dataset.from_list(plan)
+    trainer = spec.build(job, model, tokenizer, common, data)
     trainer.add_callback(step_metrics.callback)
     for callback in job.callbacks:
         trainer.add_callback(callback)
@@ -492,8 +523,11 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
 
     # setup
     all_rows = load_rows(cfg, dataset)
+    agent = cfg.agent.enabled
+    if agent:  # an agent learns sft from trajectories: single answers do not count towards choosing it
+        all_rows = [r for r in all_rows if r.get("kind") != "sft" or r.get("messages")]
     method = choose_method(cfg.train, all_rows)
-    rows = training_rows(method, all_rows, cfg.train)
+    rows = training_rows(method, all_rows, cfg.train, trajectories=agent)
     if not rows:
         raise ValueError(f"train: no {get_trainer(method).kind} rows in dataset {dataset.sha256[:12]} for method "
                          f"{method!r} (sft {dataset.sft_examples}, dpo {dataset.dpo_pairs}, grpo {dataset.prompts})")
@@ -516,7 +550,7 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
         work_dir = cfg.home / "training" / work_key(method, str(parent), dataset.sha256, cfg.train, cfg.policy)
         result = fit(TrainJob(method=method, policy_dir=Path(parent_dir), rows=rows, work_dir=work_dir,
                               settings=cfg.train, policy=cfg.policy, reward_fn=reward,
-                              on_metrics=_mlflow_sink(run.info.run_id)))
+                              on_metrics=_mlflow_sink(run.info.run_id), tools=_tool_schemas(cfg) if agent else None))
         usd = result.usage.usd(cfg.cost.usd_per_cpu_hour, cfg.cost.usd_per_gpu_hour)
         mlflow.log_metrics({"train.seconds": result.seconds, "train.steps": result.steps,
                             "train.cpu_seconds": result.usage.cpu_s, "train.gpu_seconds": result.usage.gpu_s,
@@ -536,6 +570,13 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "candidate.json").write_text(json.dumps(asdict(candidate), indent=2))
     return candidate
+
+
+def _tool_schemas(cfg: Config) -> list[dict]:
+    from evals.agent import make_environment
+    from evals.agent.episode import tool_schemas
+
+    return tool_schemas(make_environment(cfg.agent, cfg.eval))
 
 
 def load_candidate(cfg: Config, run_id: str) -> Candidate:
