@@ -14,7 +14,6 @@ episode that submits nothing, or ends unsubmitted, ships nothing and breaks noth
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import random
 import statistics
@@ -49,10 +48,10 @@ def _single_turn(cfg, instances, out: Path) -> dict:
 def _agent(cfg, instances, agent_dir: Path, out: Path) -> dict:
     from evals.agent.batch import run_episodes
     from evals.factory.instances import prompt_for
-    from models.agent import load_agent_policy
+    from models.agent import policy_factory
 
     start = time.perf_counter()
-    factory = functools.partial(load_agent_policy, str(agent_dir), cfg.policy, "agent-base", True)
+    factory = policy_factory(cfg, agent_dir, "agent-base", greedy=True)
     report = run_episodes(instances, factory, agent=cfg.agent, harness=cfg.eval, repos_dir=None, out_dir=out,
                           runner=cfg.runner, contexts={i.instance_id: prompt_for(cfg, i) for i in instances})
     records = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]

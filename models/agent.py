@@ -130,10 +130,11 @@ class ChatPolicy:
     """A checkpoint folder acting through tool calls (see the module docstring)."""
 
     def __init__(self, path: str | Path, *, settings: PolicySettings, name: str = "", seed: int | None = None,
-                 greedy: bool = True, max_new_tokens: int | None = None):
+                 greedy: bool = True, max_new_tokens: int | None = None, candidates: int = 1):
         self.path, self.settings, self.name = Path(path), settings, name or str(path)
         self.seed = settings.seed if seed is None else seed
         self.greedy = greedy
+        self.candidates = candidates  # > 1: the scaffold's edit check over this many beams / draws (models/answer.py)
         self.max_new_tokens = max_new_tokens or settings.max_new_tokens
         self._turns = 0
         self._engine: Any = None
@@ -171,37 +172,73 @@ class ChatPolicy:
         if self.settings.engine == "vllm":
             from vllm import SamplingParams
 
-            params = SamplingParams(max_tokens=self.max_new_tokens, seed=seed,
-                                    temperature=0.0 if self.greedy else self.settings.temperature)
+            params = SamplingParams(max_tokens=self.max_new_tokens, seed=seed, n=self.candidates,
+                                    temperature=0.0 if self.greedy and self.candidates == 1 else self.settings.temperature)
             out = engine.generate([prompt], params)[0]
-            text, n_prompt, n_out = out.outputs[0].text, len(out.prompt_token_ids), len(out.outputs[0].token_ids)
+            texts, n_prompt = [o.text for o in out.outputs], len(out.prompt_token_ids)
+            n_out = sum(len(o.token_ids) for o in out.outputs)
         else:
-            text, n_prompt, n_out = self._generate(engine, tok, prompt, seed)
+            texts, n_prompt, n_out = self._generate(engine, tok, prompt, seed)
         latency = (time.perf_counter() - start) * 1000
-        return Turn(parse_turn(text, self._turns), n_prompt, n_out, latency)
+        turns = [parse_turn(t, self._turns) for t in texts]
+        context = "\n".join(m.get("content") or "" for m in messages if m.get("role") in ("user", "tool"))
+        chosen = next((t for t in turns if usable_turn(t, context)), turns[0])
+        return Turn(chosen, n_prompt, n_out, latency)
 
-    def _generate(self, model: Any, tok: Any, prompt: str, seed: int) -> tuple[str, int, int]:
+    def _generate(self, model: Any, tok: Any, prompt: str, seed: int) -> tuple[list[str], int, int]:
+        """Completions: one (greedy or sampled), or `candidates` — the beams of a beam search when greedy (still
+        deterministic), independent draws when sampling. Token counts cover every candidate made."""
         import torch
 
         limit = max(16, getattr(model.config, "max_position_embeddings", 2048) - self.max_new_tokens)
         ids = tok(prompt, return_tensors="pt", truncation=True, max_length=limit, add_special_tokens=False)
         torch.manual_seed(seed)
-        sampling = {"do_sample": False} if self.greedy else {"do_sample": True, "temperature": self.settings.temperature}
+        n = self.candidates
+        if self.greedy:
+            search = {"do_sample": False} if n == 1 else {"do_sample": False, "num_beams": n,
+                                                          "num_return_sequences": n, "early_stopping": True}
+        else:
+            search = {"do_sample": True, "temperature": self.settings.temperature, "num_return_sequences": n}
         with torch.no_grad():
-            out = model.generate(**ids, max_new_tokens=self.max_new_tokens, pad_token_id=tok.pad_token_id, **sampling)
-        completion = out[0, ids["input_ids"].shape[1]:]
-        return tok.decode(completion, skip_special_tokens=True), int(ids["input_ids"].shape[1]), int(completion.shape[0])
+            out = model.generate(**ids, max_new_tokens=self.max_new_tokens, pad_token_id=tok.pad_token_id, **search)
+        width = ids["input_ids"].shape[1]
+        texts, made = [], 0
+        for row in out:
+            completion = row[width:]
+            completion = completion[completion != tok.pad_token_id]
+            made += int(completion.shape[0])
+            texts.append(tok.decode(completion, skip_special_tokens=True))
+        return texts, int(width), made
+
+
+def usable_turn(message: dict[str, Any], context: str) -> bool:
+    """Would the scaffold let this turn through? It calls a tool, and each edit it makes copies its search text from
+    what the agent was shown and changes something (the single answer's edit check, models/answer.py)."""
+    calls = message.get("tool_calls") or []
+    if not calls:
+        return False
+    for call in calls:
+        if call["function"]["name"] != "edit":
+            continue
+        try:
+            args = json.loads(call["function"]["arguments"])
+        except json.JSONDecodeError:
+            return False
+        search, replace = args.get("search", ""), args.get("replace", "")
+        if not isinstance(search, str) or not search.strip() or search == replace or search not in context:
+            return False
+    return True
 
 
 def load_agent_policy(path: str, settings: PolicySettings, name: str, greedy: bool, instance: Any, *,
-                      seed: int | None = None) -> ChatPolicy:
+                      seed: int | None = None, candidates: int = 1) -> ChatPolicy:
     """A fresh ChatPolicy for one episode (a batch's policy factory: `functools.partial(load_agent_policy, ...)`);
     the loaded model is shared by the episodes of one worker process. A sampling policy draws from `seed` and the
     instance id, so the episodes of one batch differ and a rerun repeats them."""
     import zlib
 
     episode_seed = None if seed is None else seed + zlib.crc32(str(getattr(instance, "instance_id", "")).encode())
-    policy = ChatPolicy(path, settings=settings, name=name, greedy=greedy, seed=episode_seed)
+    policy = ChatPolicy(path, settings=settings, name=name, greedy=greedy, seed=episode_seed, candidates=candidates)
     policy._engine = _shared_engine(path, settings)
     return policy
 
@@ -214,3 +251,12 @@ def _shared_engine(path: str, settings: PolicySettings) -> Any:
     if key not in _ENGINES:
         _ENGINES[key] = ChatPolicy(path, settings=settings)._load()
     return _ENGINES[key]
+
+
+def policy_factory(cfg: Any, path: str | Path, name: str, *, greedy: bool, seed: int | None = None):
+    """The episodes' policy factory for a checkpoint, as evaluation, traffic and the CLI use it: the scaffold's edit
+    check over `scaffold.candidates` beams / draws when `scaffold.check_edits` (as a single answer gets)."""
+    import functools
+
+    candidates = cfg.scaffold.candidates if cfg.scaffold.check_edits else 1
+    return functools.partial(load_agent_policy, str(path), cfg.policy, name, greedy, seed=seed, candidates=candidates)

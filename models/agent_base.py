@@ -44,7 +44,7 @@ _CODE = re.compile(r"```[a-z]*\n(.*?)```\nThe fix goes in (\S+)\.", re.S)
 
 @dataclass(frozen=True)
 class AgentBaseSettings:
-    steps: int = 1200
+    steps: int = 400
     batch_size: int = 8
     learning_rate: float = 5e-4
     warmup_steps: int = 50
@@ -145,15 +145,17 @@ def trajectory(example: Example, rng: random.Random, s: AgentBaseSettings) -> tu
     return msgs, learn_from
 
 
-def encode(tokenizer, messages: list[dict[str, Any]], learn_from: int, max_tokens: int) -> tuple[list[int], list[int]] | None:
-    """Token ids and labels (-100 off the assistant turns, and before message `learn_from`)."""
+def encode(tokenizer, messages: list[dict[str, Any]], learn_from: int, max_tokens: int,
+           tools: list[dict] | None = None) -> tuple[list[int], list[int]] | None:
+    """Token ids and labels (-100 off the assistant turns, and before message `learn_from`), the tools rendered as
+    an episode renders them."""
     from models.agent import template_messages
 
-    full = tokenizer.apply_chat_template(template_messages(messages), tokenize=True, return_dict=True,
+    full = tokenizer.apply_chat_template(template_messages(messages), tools=tools, tokenize=True, return_dict=True,
                                          return_assistant_tokens_mask=True)
     ids, mask = list(full["input_ids"]), list(full["assistant_masks"])
     if learn_from > 2:  # mask the assistant turns before `learn_from`: the prefix's own assistant tokens
-        prefix = tokenizer.apply_chat_template(template_messages(messages[:learn_from]), tokenize=True,
+        prefix = tokenizer.apply_chat_template(template_messages(messages[:learn_from]), tools=tools, tokenize=True,
                                                return_dict=True)["input_ids"]
         mask = [0] * len(prefix) + mask[len(prefix):]
     if len(ids) > max_tokens or not any(mask):
@@ -172,6 +174,16 @@ class AgentBaseBuild:
     losses: list[float]
     settings: dict
     command: str = "POSTGAME_HOME=.postgame OMP_NUM_THREADS=2 nice -n 10 python scripts/build_agent_base.py --out models/base_agent"
+
+
+def _default_tools() -> list[dict]:
+    """The schemas of the default tools (`agent.tools`), as an episode renders them."""
+    from evals.agent import make_environment
+    from evals.agent.episode import tool_schemas
+    from postgame.settings.agent import AgentSettings
+    from postgame.settings.harness import HarnessSettings
+
+    return tool_schemas(make_environment(AgentSettings(), HarnessSettings()))
 
 
 def gather_examples(cfg: Config) -> list[Example]:
@@ -199,11 +211,12 @@ def build_agent_base(cfg: Config, out_dir: Path, *, base_dir: Path, settings: Ag
     tok.chat_template = COMPACT_TEMPLATE
     rng = random.Random(f"agent:{s.seed}")
     rows, recover = [], 0
+    tools = _default_tools()
     for ex in gather_examples(cfg):
         made = trajectory(ex, rng, s)
         if made is None:
             continue
-        enc = encode(tok, made[0], made[1], s.max_tokens)
+        enc = encode(tok, made[0], made[1], s.max_tokens, tools)
         if enc is not None:
             rows.append(enc)
             recover += made[1] > 2

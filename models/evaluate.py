@@ -170,14 +170,11 @@ def _episode_outcomes(cfg: Config, policy, instances: list, records: list[dict],
                       mapper: Mapper | None) -> tuple[InstanceOutcome, ...]:
     """One greedy episode per instance in the agent environment (first observation: the same oracle prompt a
     single answer gets), each submitted diff graded by the harness; trajectories under out_dir."""
-    import functools
-
     from evals.agent.batch import run_episodes
     from evals.factory.instances import prompt_for
-    from models.agent import load_agent_policy
+    from models.agent import policy_factory
 
-    factory = functools.partial(load_agent_policy, str(policy.path), cfg.policy, f"{policy.name}@{policy.version}",
-                                True)
+    factory = policy_factory(cfg, policy.path, f"{policy.name}@{policy.version}", greedy=True)
     report = run_episodes(instances, factory, agent=cfg.agent, harness=cfg.eval, repos_dir=None, out_dir=out_dir,
                           runner=cfg.runner, contexts={i.instance_id: prompt_for(cfg, i) for i in instances},
                           mapper=mapper)

@@ -55,13 +55,10 @@ def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
 def _agent_play(cfg: Config, policy, *, seed: int, progress: Callable[[int], None] | None):
     """Episodes of the champion in the environment (sampled turns), its first observation the prompt a single
     answer gets: the traffic of an agent."""
-    import functools
-
     from evals.agent.batch import play_episodes
-    from models.agent import load_agent_policy
+    from models.agent import policy_factory
 
-    factory = functools.partial(load_agent_policy, str(policy.path), cfg.policy, f"{policy.name}@{policy.version}",
-                                False, seed=seed)
+    factory = policy_factory(cfg, policy.path, f"{policy.name}@{policy.version}", greedy=False, seed=seed)
 
     def play(instances, prompts):
         records = play_episodes(instances, factory, agent=cfg.agent, harness=cfg.eval, repos_dir=None,

@@ -78,8 +78,10 @@ class EpisodeResult:
 
     @property
     def p2p_broken(self) -> int:
-        """PASS_TO_PASS tests the graded patch broke (0 when nothing was graded)."""
-        return len(self.grade.tests_status.get("PASS_TO_PASS", {}).get("failure", [])) if self.grade else 0
+        """PASS_TO_PASS tests the graded patch broke (0 when nothing was applied: an empty patch breaks nothing)."""
+        if self.grade is None or not self.grade.patch_applied or self.grade.status == "error":
+            return 0
+        return len(self.grade.tests_status.get("PASS_TO_PASS", {}).get("failure", []))
 
 
 def _cap(text: str, limit: int) -> str:

@@ -13,7 +13,6 @@ whatever they resolved; 2 with one line when they cannot run.
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import typer
@@ -91,11 +90,11 @@ def run(instances: Path = typer.Option(..., "--instances", help="Instances (SWE-
         sample: bool = typer.Option(False, "--sample", help="Sample turns (policy.temperature) instead of greedy."),
         as_json: bool = typer.Option(False, "--json", help="Print the report as JSON.")) -> None:
     """Run a policy as an agent, one episode per instance, and grade each."""
-    from models.agent import load_agent_policy
+    from models.agent import policy_factory
 
     cfg, agent = _settings(tools, max_steps)
     path, name = _policy_dir(cfg, policy)
-    factory = functools.partial(load_agent_policy, str(path), cfg.policy, name, not sample)
+    factory = policy_factory(cfg, path, name, greedy=not sample)
     _run(cfg, agent, _instances(instances), factory, repos, out, as_json)
 
 

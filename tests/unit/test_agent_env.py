@@ -170,3 +170,8 @@ def test_visible_runs_take_the_instances_test_options_src_layout(tmp_path):
                                                   SUBMIT]))
     assert tool_results(traj)[0].startswith("visible tests: 1 passed")
     assert traj.result.reward == 1.0
+
+
+def test_submitting_nothing_breaks_nothing(tiny):
+    traj = episode(tiny, [SUBMIT])
+    assert traj.result.outcome == "submitted" and traj.result.reward == 0.0 and traj.result.p2p_broken == 0

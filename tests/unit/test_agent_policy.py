@@ -148,3 +148,18 @@ def test_a_local_checkpoint_with_its_own_template_acts_through_tool_calls(tool_c
     assert call["function"]["name"] == "submit" and json.loads(call["function"]["arguments"]) == {}
     assert traj.result.outcome == "submitted" and traj.result.reward == 0.0  # it changed nothing: graded, not fixed
     assert traj.turns == 1 and traj.prompt_tokens > 0 and traj.completion_tokens > 0
+
+
+def test_the_scaffold_lets_through_only_edits_copied_from_what_was_shown_that_change_something():
+    from models.agent import usable_turn
+
+    def edit(search, replace):
+        return {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": {
+            "name": "edit", "arguments": json.dumps({"path": "a.py", "search": search, "replace": replace})}}]}
+
+    shown = "def f(a, b):\n    return a // b\n"
+    assert usable_turn(edit("    return a // b\n", "    return a / b\n"), shown)
+    assert not usable_turn(edit("    return a // b\n", "    return a // b\n"), shown)  # changes nothing
+    assert not usable_turn(edit("    return a % b\n", "    return a / b\n"), shown)  # not what was shown
+    assert not usable_turn({"role": "assistant", "content": "hm"}, shown)  # no tool call
+    assert usable_turn(parse_turn("<call>run_tests {}</call>", 1), shown)
