@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -244,13 +245,17 @@ def load_agent_policy(path: str, settings: PolicySettings, name: str, greedy: bo
 
 
 _ENGINES: dict[tuple[str, str], Any] = {}
+_ENGINES_LOCK = threading.Lock()
 
 
 def _shared_engine(path: str, settings: PolicySettings) -> Any:
+    """One loaded model per process and checkpoint. Loaded under a lock: episodes on a thread runner start together,
+    and transformers' lazy imports are not thread-safe (two threads importing AutoTokenizer at once: ImportError)."""
     key = (str(path), settings.engine)
-    if key not in _ENGINES:
-        _ENGINES[key] = ChatPolicy(path, settings=settings)._load()
-    return _ENGINES[key]
+    with _ENGINES_LOCK:
+        if key not in _ENGINES:
+            _ENGINES[key] = ChatPolicy(path, settings=settings)._load()
+        return _ENGINES[key]
 
 
 def policy_factory(cfg: Any, path: str | Path, name: str, *, greedy: bool, seed: int | None = None):
