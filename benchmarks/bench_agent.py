@@ -40,7 +40,9 @@ def gold_calls(instance) -> list[dict]:
             path = line[6:]
         elif line.startswith("@@") or line.startswith("diff --git"):
             if old or new:
-                calls.append({"tool": "edit", "args": {"path": path, "search": "\n".join(old), "replace": "\n".join(new)}})
+                calls.append(
+                    {"tool": "edit", "args": {"path": path, "search": "\n".join(old), "replace": "\n".join(new)}}
+                )
             old, new = [], []
         elif line.startswith(("---", "index ")):
             continue
@@ -68,32 +70,65 @@ def bench_run_tests(instance, repos: Path, reps: int) -> dict:
         env.step("run_tests", {})
         step.append(time.perf_counter() - t)
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ws.visible], cwd=ws.copy,
-                       capture_output=True, check=False)
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ws.visible],
+            cwd=ws.copy,
+            capture_output=True,
+            check=False,
+        )
         bare.append(time.perf_counter() - t)
         t = time.perf_counter()  # what the sandbox runs: pytest without the venv's other plugins
-        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ws.visible], cwd=ws.copy,
-                       capture_output=True, check=False, env=noplug)
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ws.visible],
+            cwd=ws.copy,
+            capture_output=True,
+            check=False,
+            env=noplug,
+        )
         bare_noplug.append(time.perf_counter() - t)
     env.close()
     s, b, n = statistics.median(step), statistics.median(bare), statistics.median(bare_noplug)
-    return {"instance": instance.instance_id, "step_s": round(s, 3), "bare_pytest_s": round(b, 3),
-            "ratio": round(s / b, 3), "bare_pytest_no_autoload_s": round(n, 3), "ratio_no_autoload": round(s / n, 3)}
+    return {
+        "instance": instance.instance_id,
+        "step_s": round(s, 3),
+        "bare_pytest_s": round(b, 3),
+        "ratio": round(s / b, 3),
+        "bare_pytest_no_autoload_s": round(n, 3),
+        "ratio_no_autoload": round(s / n, 3),
+    }
 
 
 def bench_episodes(instances, repos: Path, n: int, workers: int, out: Path) -> dict:
     chosen = [instances[i % len(instances)] for i in range(n)]
     lines: list[dict] = []
     for inst in instances:
-        calls = [{"tool": "view", "args": {"path": gold_calls(inst)[0]["args"]["path"]}}, {"tool": "run_tests", "args": {}},
-                 *gold_calls(inst), {"tool": "run_tests", "args": {}}, {"tool": "submit", "args": {}}]
+        calls = [
+            {"tool": "view", "args": {"path": gold_calls(inst)[0]["args"]["path"]}},
+            {"tool": "run_tests", "args": {}},
+            *gold_calls(inst),
+            {"tool": "run_tests", "args": {}},
+            {"tool": "submit", "args": {}},
+        ]
         lines += [{**c, "instance_id": inst.instance_id} for c in calls]
     t = time.perf_counter()
-    report = run_episodes(chosen, Script(tuple(lines)), agent=AgentSettings(), harness=HarnessSettings(),
-                          repos_dir=repos, out_dir=out, runner=RunnerSettings(kind="thread", workers=workers))
+    report = run_episodes(
+        chosen,
+        Script(tuple(lines)),
+        agent=AgentSettings(),
+        harness=HarnessSettings(),
+        repos_dir=repos,
+        out_dir=out,
+        runner=RunnerSettings(kind="thread", workers=workers),
+    )
     seconds = time.perf_counter() - t
-    return {"workers": workers, "episodes": n, "seconds": round(seconds, 1), "per_minute": round(n * 60 / seconds, 1),
-            "resolved": report.resolved, "outcomes": {k: v for k, v in report.outcomes.items() if v}}
+    return {
+        "workers": workers,
+        "episodes": n,
+        "seconds": round(seconds, 1),
+        "per_minute": round(n * 60 / seconds, 1),
+        "resolved": report.resolved,
+        "outcomes": {k: v for k, v in report.outcomes.items() if v},
+    }
 
 
 def main() -> None:

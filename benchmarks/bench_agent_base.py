@@ -34,15 +34,31 @@ def _single_turn(cfg, instances, out: Path) -> dict:
     policy = Policy(SHIPPED_BASE, name="base", version="single-turn", settings=cfg.policy)
     start = time.perf_counter()
     answers = submit(policy, [prompt_for(cfg, i) for i in instances], cfg.scaffold, greedy=True)
-    preds = [Prediction(instance_id=i.instance_id, model_name_or_path="base", model_patch=extract_patch(a.text))
-             for i, a in zip(instances, answers)]
-    report = run_evaluation(instances, preds, repos_dir=None, out_dir=out, settings=cfg.eval, progress=False,
-                            cache=GradeCache(cfg.home / "cache" / "grades"))
-    broken = sum(1 for r in report.results.values() if r.patch_applied and not r.error
-                 and r.tests_status.get("PASS_TO_PASS", {}).get("failure"))
-    return {"resolved": len(report.resolved_ids), "p2p_broken": broken, "errors": len(report.error_ids),
-            "tokens": statistics.fmean(a.prompt_tokens + a.completion_tokens for a in answers),
-            "seconds": round(time.perf_counter() - start, 1)}
+    preds = [
+        Prediction(instance_id=i.instance_id, model_name_or_path="base", model_patch=extract_patch(a.text))
+        for i, a in zip(instances, answers)
+    ]
+    report = run_evaluation(
+        instances,
+        preds,
+        repos_dir=None,
+        out_dir=out,
+        settings=cfg.eval,
+        progress=False,
+        cache=GradeCache(cfg.home / "cache" / "grades"),
+    )
+    broken = sum(
+        1
+        for r in report.results.values()
+        if r.patch_applied and not r.error and r.tests_status.get("PASS_TO_PASS", {}).get("failure")
+    )
+    return {
+        "resolved": len(report.resolved_ids),
+        "p2p_broken": broken,
+        "errors": len(report.error_ids),
+        "tokens": statistics.fmean(a.prompt_tokens + a.completion_tokens for a in answers),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
 
 
 def _agent(cfg, instances, agent_dir: Path, out: Path) -> dict:
@@ -52,15 +68,36 @@ def _agent(cfg, instances, agent_dir: Path, out: Path) -> dict:
 
     start = time.perf_counter()
     factory = policy_factory(cfg, agent_dir, "agent-base", greedy=True)
-    report = run_episodes(instances, factory, agent=cfg.agent, harness=cfg.eval, repos_dir=None, out_dir=out,
-                          runner=cfg.runner, contexts={i.instance_id: prompt_for(cfg, i) for i in instances})
+    report = run_episodes(
+        instances,
+        factory,
+        agent=cfg.agent,
+        harness=cfg.eval,
+        repos_dir=None,
+        out_dir=out,
+        runner=cfg.runner,
+        contexts={i.instance_id: prompt_for(cfg, i) for i in instances},
+    )
     records = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
-    return {"resolved": report.resolved, "p2p_broken": sum(r["p2p_broken"] > 0 for r in records),
-            "errors": report.outcomes["infra_error"], "outcomes": {k: v for k, v in report.outcomes.items() if v},
-            "turns": round(report.mean_turns, 2), "tokens": round(report.mean_tokens, 1),
-            "edits_undone": sum(1 for r in records if sum(m.get("tool_calls", [{}])[0].get("function", {}).get("name")
-                                                          == "edit" for m in r["messages"] if m.get("tool_calls")) > 1),
-            "seconds": round(time.perf_counter() - start, 1)}
+    return {
+        "resolved": report.resolved,
+        "p2p_broken": sum(r["p2p_broken"] > 0 for r in records),
+        "errors": report.outcomes["infra_error"],
+        "outcomes": {k: v for k, v in report.outcomes.items() if v},
+        "turns": round(report.mean_turns, 2),
+        "tokens": round(report.mean_tokens, 1),
+        "edits_undone": sum(
+            1
+            for r in records
+            if sum(
+                m.get("tool_calls", [{}])[0].get("function", {}).get("name") == "edit"
+                for m in r["messages"]
+                if m.get("tool_calls")
+            )
+            > 1
+        ),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
 
 
 def _random_edit(cfg, instances, out: Path) -> int:
@@ -69,10 +106,19 @@ def _random_edit(cfg, instances, out: Path) -> int:
     from models.measure import random_single_edit
 
     rng = random.Random("random-edit:0")
-    preds = [Prediction(instance_id=i.instance_id, model_patch=random_single_edit(i, prompt_files(i), rng))
-             for i in instances]
-    report = run_evaluation(instances, preds, repos_dir=None, out_dir=out, settings=cfg.eval, progress=False,
-                            cache=GradeCache(cfg.home / "cache" / "grades"))
+    preds = [
+        Prediction(instance_id=i.instance_id, model_patch=random_single_edit(i, prompt_files(i), rng))
+        for i in instances
+    ]
+    report = run_evaluation(
+        instances,
+        preds,
+        repos_dir=None,
+        out_dir=out,
+        settings=cfg.eval,
+        progress=False,
+        cache=GradeCache(cfg.home / "cache" / "grades"),
+    )
     return len(report.resolved_ids)
 
 
@@ -89,11 +135,14 @@ def main() -> None:
     cfg = load_config()
     rows = {}
     for split in args.splits:
-        instances = sorted(load_split(cfg, split), key=lambda i: i.instance_id)[:args.limit]
-        row = {"instances": len(instances),
-               "single_turn": _single_turn(cfg, instances, args.out / split / "single"),
-               "agent": _agent(cfg, instances, args.agent, args.out / split / "agent"),
-               "random_edit": _random_edit(cfg, instances, args.out / split / "random"), "empty": 0}
+        instances = sorted(load_split(cfg, split), key=lambda i: i.instance_id)[: args.limit]
+        row = {
+            "instances": len(instances),
+            "single_turn": _single_turn(cfg, instances, args.out / split / "single"),
+            "agent": _agent(cfg, instances, args.agent, args.out / split / "agent"),
+            "random_edit": _random_edit(cfg, instances, args.out / split / "random"),
+            "empty": 0,
+        }
         rows[split] = row
         print(json.dumps({split: row}), flush=True)
     (args.out / "summary.json").write_text(json.dumps(rows, indent=2))

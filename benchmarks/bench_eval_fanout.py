@@ -41,29 +41,50 @@ def main() -> None:
         repos = work / "repos"
         build_repos(repos)
         instances = load_instances(INSTANCES_FILE)
-        batch = [inst.model_copy(update={"instance_id": f"{inst.instance_id}-{n}"})
-                 for n in range(args.copies) for inst in instances]
+        batch = [
+            inst.model_copy(update={"instance_id": f"{inst.instance_id}-{n}"})
+            for n in range(args.copies)
+            for inst in instances
+        ]
         preds = [Prediction(instance_id=i.instance_id, model_patch=i.patch) for i in batch]
-        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; "
-              f"{len(batch)} instances")
+        print(
+            f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; {len(batch)} instances"
+        )
         rows = []
         for workers in (1, 2):
             t = time.perf_counter()
-            report = run_evaluation(batch, preds, repos_dir=repos, out_dir=work / f"threads-{workers}",
-                                    settings=settings, workers=workers, progress=False)
+            report = run_evaluation(
+                batch,
+                preds,
+                repos_dir=repos,
+                out_dir=work / f"threads-{workers}",
+                settings=settings,
+                workers=workers,
+                progress=False,
+            )
             rows.append((f"run_evaluation, {workers} thread(s) (reference)", report, time.perf_counter() - t))
-        for name, runner in (("process pool, 1 worker", RunnerSettings(kind="process", workers=1)),
-                             ("process pool, 2 workers", RunnerSettings(kind="process", workers=2)),
-                             ("Dask LocalCluster, 2 workers", RunnerSettings(kind="dask", workers=2))):
+        for name, runner in (
+            ("process pool, 1 worker", RunnerSettings(kind="process", workers=1)),
+            ("process pool, 2 workers", RunnerSettings(kind="process", workers=2)),
+            ("Dask LocalCluster, 2 workers", RunnerSettings(kind="dask", workers=2)),
+        ):
             t = time.perf_counter()
             with local_mapper(runner) as mapper:  # start-up of the pool / cluster counted
-                report = evaluate_instances(batch, preds, repos_dir=repos, out_dir=work / name.replace(" ", "_"),
-                                            settings=settings, mapper=mapper)
+                report = evaluate_instances(
+                    batch,
+                    preds,
+                    repos_dir=repos,
+                    out_dir=work / name.replace(" ", "_"),
+                    settings=settings,
+                    mapper=mapper,
+                )
             rows.append((name, report, time.perf_counter() - t))
         print("\n| runner | instances | resolved | seconds | instances/min |\n|---|---:|---:|---:|---:|")
         for name, report, seconds in rows:
-            print(f"| {name} | {len(batch)} | {len(report.resolved_ids)} | {seconds:.1f} | "
-                  f"{60 * len(batch) / seconds:.1f} |")
+            print(
+                f"| {name} | {len(batch)} | {len(report.resolved_ids)} | {seconds:.1f} | "
+                f"{60 * len(batch) / seconds:.1f} |"
+            )
         print(f"\nload average {os.getloadavg()[0]:.2f} at end")
     finally:
         shutil.rmtree(work, ignore_errors=True)

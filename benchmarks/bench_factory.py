@@ -60,8 +60,9 @@ def run(home: Path, overrides: dict, force: bool) -> tuple[float, object]:
     cfg = load_config(env={"POSTGAME_HOME": str(home)})
     cfg = cfg.model_copy(update={"factory": cfg.factory.model_copy(update=overrides)})
     start = time.monotonic()
-    result = build_tasks(cfg, force=force, progress=lambda m: print(f"  [{time.monotonic() - start:6.1f}s] {m}",
-                                                                    flush=True))
+    result = build_tasks(
+        cfg, force=force, progress=lambda m: print(f"  [{time.monotonic() - start:6.1f}s] {m}", flush=True)
+    )
     return time.monotonic() - start, result
 
 
@@ -71,8 +72,12 @@ def main() -> int:
     parser.add_argument("--limit-s", type=float, default=300.0, help="the limit a cold build is measured against")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--projects", default="", help="comma-separated seed projects (default: all)")
-    parser.add_argument("--home", default="", help="build in this (empty) home and keep it, e.g. to run "
-                                                   "scripts/verify_all_tasks.py on the result; default: a temp folder")
+    parser.add_argument(
+        "--home",
+        default="",
+        help="build in this (empty) home and keep it, e.g. to run "
+        "scripts/verify_all_tasks.py on the result; default: a temp folder",
+    )
     args = parser.parse_args()
     overrides = {"workers": args.workers, "seed": args.seed}
     if args.projects:
@@ -93,14 +98,26 @@ def main() -> int:
     for p in cold.projects.values():
         dropped.update(p.dropped)
     report = {
-        "instances": cold.instances, "per_split": cold.per_split, "projects": len(cold.projects),
-        "candidates_tried": tried, "dropped": dict(dropped), "workers": args.workers,
-        "cold_s": round(cold_s, 1), "warm_s": round(warm_s, 1), "instances_per_min": round(cold.instances / cold_s * 60, 1),
-        "limit_s": args.limit_s, "cold_over_limit": round(cold_s / args.limit_s, 2),
+        "instances": cold.instances,
+        "per_split": cold.per_split,
+        "projects": len(cold.projects),
+        "candidates_tried": tried,
+        "dropped": dict(dropped),
+        "workers": args.workers,
+        "cold_s": round(cold_s, 1),
+        "warm_s": round(warm_s, 1),
+        "instances_per_min": round(cold.instances / cold_s * 60, 1),
+        "limit_s": args.limit_s,
+        "cold_over_limit": round(cold_s / args.limit_s, 2),
         "cold_cpu_s": None if cold_cpu is None else round(cold_cpu, 1),
-        "cold_cpu_s_per_core_over_limit": None if cold_cpu is None else round(cold_cpu / args.workers / args.limit_s, 2),
-        "cores": os.cpu_count(), "load_after": [round(x, 2) for x in load_after], "build_id": cold.build_id,
-        "same_build_id_warm": warm.build_id == cold.build_id, "same_instances_warm": warm.instances_sha256 == cold.instances_sha256,
+        "cold_cpu_s_per_core_over_limit": None
+        if cold_cpu is None
+        else round(cold_cpu / args.workers / args.limit_s, 2),
+        "cores": os.cpu_count(),
+        "load_after": [round(x, 2) for x in load_after],
+        "build_id": cold.build_id,
+        "same_build_id_warm": warm.build_id == cold.build_id,
+        "same_instances_warm": warm.instances_sha256 == cold.instances_sha256,
     }
     print(json.dumps(report, indent=2))
     return 0

@@ -97,11 +97,15 @@ def real_repositories(folder: Path, predictions: Path | None, reps: int, only: s
 
     settings = HarnessSettings(timeout_s=600)
     instances = [i for i in load_instances(folder / "instances.jsonl") if not only or i.instance_id in only]
-    preds = {json.loads(line)["instance_id"]: line for line in
-             (predictions or folder / "gold.jsonl").read_text().splitlines() if line.strip()}
+    preds = {
+        json.loads(line)["instance_id"]: line
+        for line in (predictions or folder / "gold.jsonl").read_text().splitlines()
+        if line.strip()
+    }
     spec = {i.instance_id: getattr(i, "env_spec", None) for i in instances}  # None on a harness without env_spec
-    instances = [i for i in instances
-                 if i.instance_id in preds and not (spec[i.instance_id] and spec[i.instance_id].install)]
+    instances = [
+        i for i in instances if i.instance_id in preds and not (spec[i.instance_id] and spec[i.instance_id].install)
+    ]
     work = Path(tempfile.mkdtemp(prefix="bench-harness-real-"))
     try:
         (work / "instances.jsonl").write_text("".join(i.model_dump_json(exclude_none=True) + "\n" for i in instances))
@@ -118,23 +122,52 @@ def real_repositories(folder: Path, predictions: Path | None, reps: int, only: s
             if spec[inst.instance_id] is not None and ensure_env is not None:
                 python = str(ensure_env(inst, base, settings, default_cache(settings), []) / "bin" / "python")
             ready[inst.instance_id] = (copy, pytest_args(inst, _test_files(copy, patch_paths(inst.test_patch))), python)
-        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; sandbox: "
-              f"{choose_mode(settings)[0]}; python {sys.version.split()[0]}; {len(instances)} instances from "
-              f"{len({i.repo for i in instances})} repositories in {folder}")
+        print(
+            f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; sandbox: "
+            f"{choose_mode(settings)[0]}; python {sys.version.split()[0]}; {len(instances)} instances from "
+            f"{len({i.repo for i in instances})} repositories in {folder}"
+        )
         root = str(Path(__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": root, "POSTGAME_HOME": str(work / "home")}
         totals, per_instance = [], {i.instance_id: ([], []) for i in instances}
         bare_env = {**os.environ, **({"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"} if bare_mode == "strict" else {})}
         for copy, test_args, python in ready.values() if bare_mode != "fresh" else ():  # bytecode written once
-            subprocess.run([python, "-m", "pytest", *test_args], cwd=copy, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, env=bare_env, check=False)
+            subprocess.run(
+                [python, "-m", "pytest", *test_args],
+                cwd=copy,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=bare_env,
+                check=False,
+            )
         for rep in range(reps):
             out = work / f"out-{rep}"
             harness, harness_cpu = timed(
-                [sys.executable, "-m", "postgame", "eval", "run", "--instances", str(work / "instances.jsonl"),
-                 "--predictions", str(work / "predictions.jsonl"), "--repos", str(folder / "repos"), "--out", str(out),
-                 "--workers", "1", "--no-progress", "--timeout", "600"],
-                cwd=work, env=env, check=True, stdout=subprocess.DEVNULL)
+                [
+                    sys.executable,
+                    "-m",
+                    "postgame",
+                    "eval",
+                    "run",
+                    "--instances",
+                    str(work / "instances.jsonl"),
+                    "--predictions",
+                    str(work / "predictions.jsonl"),
+                    "--repos",
+                    str(folder / "repos"),
+                    "--out",
+                    str(out),
+                    "--workers",
+                    "1",
+                    "--no-progress",
+                    "--timeout",
+                    "600",
+                ],
+                cwd=work,
+                env=env,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
             report = json.loads((out / "report.json").read_text())
             bare, bare_cpu = 0.0, 0.0
             for inst in instances:
@@ -142,8 +175,14 @@ def real_repositories(folder: Path, predictions: Path | None, reps: int, only: s
                 run_dir = work / f"bare-{rep}" / inst.instance_id if bare_mode == "fresh" else copy
                 if bare_mode == "fresh":
                     shutil.copytree(copy, run_dir, symlinks=True)
-                seconds, cpu = timed([python, "-m", "pytest", *test_args], cwd=run_dir, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, env=bare_env, check=False)
+                seconds, cpu = timed(
+                    [python, "-m", "pytest", *test_args],
+                    cwd=run_dir,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    env=bare_env,
+                    check=False,
+                )
                 bare += seconds
                 bare_cpu = bare_cpu + cpu if cpu is not None and bare_cpu is not None else None
                 per_instance[inst.instance_id][0].append(report["instances"][inst.instance_id]["seconds"])
@@ -151,25 +190,35 @@ def real_repositories(folder: Path, predictions: Path | None, reps: int, only: s
                 if bare_mode == "fresh":
                     shutil.rmtree(run_dir)
             totals.append((harness, bare, harness_cpu, bare_cpu))
-            cpu_text = (f"; CPU {harness_cpu:.2f}s vs {bare_cpu:.2f}s, ratio {harness_cpu / bare_cpu:.2f}x"
-                        if harness_cpu is not None and bare_cpu else "")
-            print(f"rep {rep + 1}: harness (whole process) {harness:.2f}s, bare pytest ({bare_mode}) {bare:.2f}s, "
-                  f"ratio {harness / bare:.2f}x{cpu_text}; resolved {len(report['resolved_ids'])}/{len(instances)}; "
-                  f"load {os.getloadavg()[0]:.1f}", flush=True)
+            cpu_text = (
+                f"; CPU {harness_cpu:.2f}s vs {bare_cpu:.2f}s, ratio {harness_cpu / bare_cpu:.2f}x"
+                if harness_cpu is not None and bare_cpu
+                else ""
+            )
+            print(
+                f"rep {rep + 1}: harness (whole process) {harness:.2f}s, bare pytest ({bare_mode}) {bare:.2f}s, "
+                f"ratio {harness / bare:.2f}x{cpu_text}; resolved {len(report['resolved_ids'])}/{len(instances)}; "
+                f"load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
         med = statistics.median
         print("\n| instance | harness s (its report, median) | bare pytest s (median) | ratio |\n|---|---:|---:|---:|")
         for iid, (h, b) in per_instance.items():
             print(f"| {iid} | {med(h):.2f} | {med(b):.2f} | {med(h) / med(b):.2f}x |")
         ratios = [t[0] / t[1] for t in totals]
-        print(f"\nwhole process, {len(instances)} instances, 1 worker, bare {bare_mode}: harness "
-              f"{med([t[0] for t in totals]):.2f}s, bare {med([t[1] for t in totals]):.2f}s (medians); "
-              f"wall ratio median **{med(ratios):.2f}x** (range {min(ratios):.2f}-{max(ratios):.2f}x); load average "
-              f"{os.getloadavg()[0]:.2f} at end")
+        print(
+            f"\nwhole process, {len(instances)} instances, 1 worker, bare {bare_mode}: harness "
+            f"{med([t[0] for t in totals]):.2f}s, bare {med([t[1] for t in totals]):.2f}s (medians); "
+            f"wall ratio median **{med(ratios):.2f}x** (range {min(ratios):.2f}-{max(ratios):.2f}x); load average "
+            f"{os.getloadavg()[0]:.2f} at end"
+        )
         if all(t[2] is not None and t[3] for t in totals):
             cpu_ratios = [t[2] / t[3] for t in totals]
-            print(f"CPU seconds: harness {med([t[2] for t in totals]):.2f}, bare {med([t[3] for t in totals]):.2f} "
-                  f"(medians); CPU ratio median **{med(cpu_ratios):.2f}x** (range {min(cpu_ratios):.2f}-"
-                  f"{max(cpu_ratios):.2f}x)")
+            print(
+                f"CPU seconds: harness {med([t[2] for t in totals]):.2f}, bare {med([t[3] for t in totals]):.2f} "
+                f"(medians); CPU ratio median **{med(cpu_ratios):.2f}x** (range {min(cpu_ratios):.2f}-"
+                f"{max(cpu_ratios):.2f}x)"
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -181,8 +230,12 @@ def main() -> None:
     parser.add_argument("--real", type=Path, help="folder of materialized real instances (instances.jsonl, repos/)")
     parser.add_argument("--predictions", type=Path, help="with --real: predictions file (default DIR/gold.jsonl)")
     parser.add_argument("--only", default="", help="with --real: comma-separated instance ids")
-    parser.add_argument("--bare", choices=("fresh", "warm", "strict"), default="fresh",
-                        help="with --real: how bare pytest runs (see the module docstring)")
+    parser.add_argument(
+        "--bare",
+        choices=("fresh", "warm", "strict"),
+        default="fresh",
+        help="with --real: how bare pytest runs (see the module docstring)",
+    )
     args = parser.parse_args()
     if args.real:
         real_repositories(args.real, args.predictions, args.reps, {i for i in args.only.split(",") if i}, args.bare)
@@ -193,8 +246,10 @@ def main() -> None:
         repos = work / "repos"
         build_repos(repos)
         instances = load_instances(INSTANCES_FILE)
-        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; "
-              f"sandbox: {choose_mode(settings)[0]}; python {sys.version.split()[0]}")
+        print(
+            f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start; "
+            f"sandbox: {choose_mode(settings)[0]}; python {sys.version.split()[0]}"
+        )
         evaluate(instances[0], instances[0].patch, repos_dir=repos, settings=settings)  # warm: probe, exports
 
         rows = []
@@ -209,29 +264,47 @@ def main() -> None:
                 run_dir = work / f"{inst.instance_id}-bare-{rep}"
                 shutil.copytree(checkout, run_dir, symlinks=True)
                 t = time.perf_counter()
-                done = subprocess.run([sys.executable, "-m", "pytest", *test_args], cwd=run_dir,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                done = subprocess.run(
+                    [sys.executable, "-m", "pytest", *test_args],
+                    cwd=run_dir,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
                 bare.append(time.perf_counter() - t)
                 assert done.returncode == 0
                 shutil.rmtree(run_dir)
             med = statistics.median
             rows.append((inst.instance_id, med(harness), med(bare), min(harness), min(bare)))
 
-        print("\n| instance | harness s (median) | bare pytest s (median) | ratio | harness s (min) | bare s (min) | ratio |"
-              "\n|---|---:|---:|---:|---:|---:|---:|")
+        print(
+            "\n| instance | harness s (median) | bare pytest s (median) | ratio | harness s (min) | bare s (min) | ratio |"
+            "\n|---|---:|---:|---:|---:|---:|---:|"
+        )
         for iid, h, b, hm, bm in rows:
             print(f"| {iid} | {h:.3f} | {b:.3f} | {h / b:.2f}x | {hm:.3f} | {bm:.3f} | {hm / bm:.2f}x |")
         th, tb, thm, tbm = (sum(r[i] for r in rows) for i in range(1, 5))
-        print(f"| **all (sums)** | {th:.3f} | {tb:.3f} | **{th / tb:.2f}x** | {thm:.3f} | {tbm:.3f} | **{thm / tbm:.2f}x** |")
+        print(
+            f"| **all (sums)** | {th:.3f} | {tb:.3f} | **{th / tb:.2f}x** | {thm:.3f} | {tbm:.3f} | **{thm / tbm:.2f}x** |"
+        )
 
-        batch = [inst.model_copy(update={"instance_id": f"{inst.instance_id}-{n}"})
-                 for n in range(args.copies) for inst in instances]
+        batch = [
+            inst.model_copy(update={"instance_id": f"{inst.instance_id}-{n}"})
+            for n in range(args.copies)
+            for inst in instances
+        ]
         preds = [Prediction(instance_id=i.instance_id, model_patch=i.patch) for i in batch]
         print("\n| workers | instances | seconds | instances/min |\n|---:|---:|---:|---:|")
         for workers in (1, 2):
             t = time.perf_counter()
-            report = run_evaluation(batch, preds, repos_dir=repos, out_dir=work / f"out-{workers}", settings=settings,
-                                    workers=workers, progress=False)
+            report = run_evaluation(
+                batch,
+                preds,
+                repos_dir=repos,
+                out_dir=work / f"out-{workers}",
+                settings=settings,
+                workers=workers,
+                progress=False,
+            )
             seconds = time.perf_counter() - t
             assert len(report.resolved_ids) == len(batch), report.to_dict()
             print(f"| {workers} | {len(batch)} | {seconds:.1f} | {60 * len(batch) / seconds:.1f} |")

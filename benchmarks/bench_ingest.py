@@ -60,9 +60,10 @@ def make_corpus(folder: Path, sessions: int, objects: int) -> int:
         n = min(per_object, sessions - part * per_object)
         if n <= 0:
             break
-        lines = [templates[rng.randrange(POOL)].replace(PLACEHOLDER, str(uuid.UUID(int=rng.getrandbits(128),
-                                                                                     version=4)), 1)
-                 for _ in range(n)]
+        lines = [
+            templates[rng.randrange(POOL)].replace(PLACEHOLDER, str(uuid.UUID(int=rng.getrandbits(128), version=4)), 1)
+            for _ in range(n)
+        ]
         data = gzip.compress(("\n".join(lines) + "\n").encode(), compresslevel=6, mtime=0)
         (folder / f"part-{part:05d}.jsonl.gz").write_bytes(data)
         total += len(data)
@@ -94,8 +95,12 @@ def step_ingest(folder: Path, home: Path) -> dict:
     cfg = _config(home)
     started = time.perf_counter()
     summary = run_ingest(str(folder), cfg=cfg)
-    return {"records": summary.records_ingested, "seconds": time.perf_counter() - started,
-            "snapshot_id": summary.snapshot_id, "quarantined": summary.quarantined}
+    return {
+        "records": summary.records_ingested,
+        "seconds": time.perf_counter() - started,
+        "snapshot_id": summary.snapshot_id,
+        "quarantined": summary.quarantined,
+    }
 
 
 def step_validate(home: Path, snapshot_id: str) -> dict:
@@ -104,8 +109,12 @@ def step_validate(home: Path, snapshot_id: str) -> dict:
     from postgame.validate import run_validation
 
     report = run_validation(snapshot_id, cfg=cfg)
-    return {"records": report.metrics.records, "seconds": time.perf_counter() - started, "passed": report.passed,
-            "expectations": len(report.results)}
+    return {
+        "records": report.metrics.records,
+        "seconds": time.perf_counter() - started,
+        "passed": report.passed,
+        "expectations": len(report.results),
+    }
 
 
 def step_profile(folder: Path) -> dict:
@@ -151,9 +160,12 @@ def main() -> None:
     home = args.workdir / "home"
 
     if args.step:
-        result = {"limit": lambda: step_limit(corpus), "ingest": lambda: step_ingest(corpus, home),
-                  "validate": lambda: step_validate(home, args.snapshot),
-                  "profile": lambda: step_profile(corpus)}[args.step]()
+        result = {
+            "limit": lambda: step_limit(corpus),
+            "ingest": lambda: step_ingest(corpus, home),
+            "validate": lambda: step_validate(home, args.snapshot),
+            "profile": lambda: step_profile(corpus),
+        }[args.step]()
         result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         result["peak_rss_worker_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(json.dumps(result))
@@ -162,8 +174,11 @@ def main() -> None:
     load_before = os.getloadavg()
     started = time.perf_counter()
     size = make_corpus(corpus, args.sessions, args.objects)
-    print(f"corpus: {args.sessions} sessions in {args.objects} objects, {size / 1e6:.0f} MB gzip "
-          f"({time.perf_counter() - started:.0f}s)", flush=True)
+    print(
+        f"corpus: {args.sessions} sessions in {args.objects} objects, {size / 1e6:.0f} MB gzip "
+        f"({time.perf_counter() - started:.0f}s)",
+        flush=True,
+    )
     subprocess.run(["rm", "-rf", str(home)], check=True)
     common = ["--sessions", str(args.sessions), "--objects", str(args.objects), "--workdir", str(args.workdir)]
     limit = run_step([*common, "--step", "limit"])
@@ -179,18 +194,29 @@ def main() -> None:
 
     steps = [("limit", limit), ("ingest", ingest)] + ([("validate", validate)] if validate else [])
     rate = {name: r["records"] / r["seconds"] for name, r in steps}
-    results = {"sessions": args.sessions, "objects": args.objects, "gzip_bytes": size, "cores": os.cpu_count(),
-               "load_before": load_before, "load_after": os.getloadavg(), "limit": limit, "ingest": ingest,
-               "validate": validate, "records_per_s": rate,
-               "ingest_vs_limit": rate["ingest"] / rate["limit"],
-               "validate_vs_limit": rate["validate"] / rate["limit"] if validate else None}
+    results = {
+        "sessions": args.sessions,
+        "objects": args.objects,
+        "gzip_bytes": size,
+        "cores": os.cpu_count(),
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+        "limit": limit,
+        "ingest": ingest,
+        "validate": validate,
+        "records_per_s": rate,
+        "ingest_vs_limit": rate["ingest"] / rate["limit"],
+        "validate_vs_limit": rate["validate"] / rate["limit"] if validate else None,
+    }
     (args.workdir / "results.json").write_text(json.dumps(results, indent=2))
     print("\n| step | records | seconds | records/s | vs limit | peak RSS |\n|---|---|---|---|---|---|")
     for key, r in steps:
         name = "pyarrow read_json (limit)" if key == "limit" else key
         workers = f" (+ workers {r['peak_rss_worker_mb']:,.0f} MB each)" if key == "ingest" else ""
-        print(f"| {name} | {r['records']} | {r['seconds']:.1f} | {rate[key]:,.0f} | "
-              f"{rate[key] / rate['limit']:.3f} | {r['peak_rss_mb']:,.0f} MB{workers} |")
+        print(
+            f"| {name} | {r['records']} | {r['seconds']:.1f} | {rate[key]:,.0f} | "
+            f"{rate[key] / rate['limit']:.3f} | {r['peak_rss_mb']:,.0f} MB{workers} |"
+        )
     print(f"\ncores {os.cpu_count()}, load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f}")
 
 

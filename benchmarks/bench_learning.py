@@ -56,8 +56,15 @@ def main(argv: list[str] | None = None) -> int:
         rows.append({**scores.to_dict(), "seconds": round(time.monotonic() - t0, 1)})
         if not args.json:
             print(scores.line(), f"({rows[-1]['seconds']:.0f}s)", flush=True)
-    result = {"model": args.model, "k": args.k, "seed": args.seed, "rows": rows, "reports": str(out),
-              "seconds": round(time.monotonic() - started, 1), "load_avg": os.getloadavg()}
+    result = {
+        "model": args.model,
+        "k": args.k,
+        "seed": args.seed,
+        "rows": rows,
+        "reports": str(out),
+        "seconds": round(time.monotonic() - started, 1),
+        "load_avg": os.getloadavg(),
+    }
     if args.mlflow:
         import mlflow
 
@@ -67,9 +74,14 @@ def main(argv: list[str] | None = None) -> int:
         mlflow.set_experiment(cfg.tracking.experiment)
         with mlflow.start_run(run_name="bench-learning"):
             mlflow.log_params({"model": args.model, "k": args.k, "seed": args.seed})
-            mlflow.log_metrics({f"{r['split']}.{key}": r[key] for r in rows
-                                for key in ("pass_at_1", "pass_at_k", "empty", "random_edit", "well_formed")
-                                if r[key] is not None})
+            mlflow.log_metrics(
+                {
+                    f"{r['split']}.{key}": r[key]
+                    for r in rows
+                    for key in ("pass_at_1", "pass_at_k", "empty", "random_edit", "well_formed")
+                    if r[key] is not None
+                }
+            )
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -103,12 +115,16 @@ def plot_losses(manifest_path: Path, out: Path) -> None:
 def table(rows: list[dict]) -> str:
     """The markdown table BENCHMARKS.md shows."""
     k = rows[0]["k"] if rows else 1
-    lines = [f"| split | tasks | pass@1 | pass@{k} | empty patch | random single edit | well-formed answers |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"| split | tasks | pass@1 | pass@{k} | empty patch | random single edit | well-formed answers |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         at_k = f"{r['pass_at_k']:.1%}" if r["pass_at_k"] is not None else "-"
-        lines.append(f"| {r['split']} | {r['instances']} | {r['pass_at_1']:.1%} | {at_k} | {r['empty']:.1%} | "
-                     f"{r['random_edit']:.1%} | {r['well_formed']:.1%} |")
+        lines.append(
+            f"| {r['split']} | {r['instances']} | {r['pass_at_1']:.1%} | {at_k} | {r['empty']:.1%} | "
+            f"{r['random_edit']:.1%} | {r['well_formed']:.1%} |"
+        )
     return "\n".join(lines)
 
 

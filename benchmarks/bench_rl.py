@@ -39,8 +39,9 @@ from postgame.config import load_config
 
 def postgame(*args: str) -> dict:
     """One product command with --json; its JSON object (stdout), or exit with its stderr."""
-    proc = subprocess.run([sys.executable, "-m", "postgame", *args, "--json"], capture_output=True, text=True,
-                          env={**os.environ})
+    proc = subprocess.run(
+        [sys.executable, "-m", "postgame", *args, "--json"], capture_output=True, text=True, env={**os.environ}
+    )
     if proc.returncode != 0:
         sys.exit(f"postgame {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout)
@@ -62,10 +63,14 @@ def snapshot_outcomes(cfg, snapshots: list[str]) -> tuple[int, int]:
     """(sessions, sessions resolved) of these snapshots: the traffic and its successes."""
     from postgame.ingest.catalog import load_snapshot
 
-    statuses = [load_snapshot(s, cfg=cfg, columns=["outcome"]).column("outcome").combine_chunks().field("status")
-                for s in snapshots]
-    return (sum(len(c) for c in statuses),
-            sum(status == "resolved" for column in statuses for status in column.to_pylist()))
+    statuses = [
+        load_snapshot(s, cfg=cfg, columns=["outcome"]).column("outcome").combine_chunks().field("status")
+        for s in snapshots
+    ]
+    return (
+        sum(len(c) for c in statuses),
+        sum(status == "resolved" for column in statuses for status in column.to_pylist()),
+    )
 
 
 def run_seed(cfg, seed: int, args, out: Path, shared: tuple[list[str], int, int] | None) -> dict:
@@ -74,15 +79,21 @@ def run_seed(cfg, seed: int, args, out: Path, shared: tuple[list[str], int, int]
     on = [a for s in snapshots for a in ("--snapshot", s)]
     rl = postgame("train", "--mode", args.rl, *on, "--max-steps", str(args.steps), "--seed", str(seed))
     # SFT's CPU per step from two probes (3 and 9 steps): the difference leaves out the fixed cost of a run.
-    short, long = (postgame("train", "--mode", "sft", *on, "--max-steps", str(n), "--seed", str(seed))
-                   for n in (3, 9))
+    short, long = (postgame("train", "--mode", "sft", *on, "--max-steps", str(n), "--seed", str(seed)) for n in (3, 9))
     per_step = max(1e-3, (long["cost"]["cpu_s"] - short["cost"]["cpu_s"]) / (long["steps"] - short["steps"]))
     fixed = max(0.0, short["cost"]["cpu_s"] - short["steps"] * per_step)
     sft_steps = max(1, round((rl["cost"]["cpu_s"] - fixed) / per_step))
     sft = postgame("train", "--mode", "sft", *on, "--max-steps", str(sft_steps), "--seed", str(seed))
-    row = {"seed": seed, "sessions": sessions, "resolved_traffic": resolved,
-           "snapshots": snapshots, "rl_steps": rl["steps"], "rl_cpu_s": round(rl["cost"]["cpu_s"], 1),
-           "sft_steps": sft["steps"], "sft_cpu_s": round(sft["cost"]["cpu_s"], 1)}
+    row = {
+        "seed": seed,
+        "sessions": sessions,
+        "resolved_traffic": resolved,
+        "snapshots": snapshots,
+        "rl_steps": rl["steps"],
+        "rl_cpu_s": round(rl["cost"]["cpu_s"], 1),
+        "sft_steps": sft["steps"],
+        "sft_cpu_s": round(sft["cost"]["cpu_s"], 1),
+    }
     for name, result in (("rl", rl), ("sft", sft)):
         model_dir = candidate_dir(cfg, result["run_id"])
         row[f"{name}_pass1"], row["n"] = pass_at_1(cfg, model_dir, f"{name}-seed{seed}", out, args.limit or None)
@@ -105,10 +116,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rl", choices=("dpo", "grpo"), default="dpo")
     parser.add_argument("--steps", type=int, default=30, help="RL optimizer steps per seed.")
     parser.add_argument("--limit", type=int, default=0, help="Score the first N indomain tasks (0 = all).")
-    parser.add_argument("--snapshot", default="", help="Train every seed on these ingested snapshots, comma-separated "
-                                                        "(no new traffic).")
-    parser.add_argument("--shared-traffic", action="store_true", help="One traffic snapshot (seed 0) for every seed: "
-                                                                      "the seeds then vary training only.")
+    parser.add_argument(
+        "--snapshot", default="", help="Train every seed on these ingested snapshots, comma-separated (no new traffic)."
+    )
+    parser.add_argument(
+        "--shared-traffic",
+        action="store_true",
+        help="One traffic snapshot (seed 0) for every seed: the seeds then vary training only.",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--png", default="", help="Draw pass@1 per seed (base, RL, SFT) into this file.")
     args = parser.parse_args(argv)
@@ -129,23 +144,37 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(run_seed(cfg, seed, args, out, shared))
         if not args.json:
             r = rows[-1]
-            print(f"seed {seed}: {args.rl} {r['rl_pass1']:.1%} ({r['rl_steps']} steps, {r['rl_cpu_s']:.0f} CPU s)  "
-                  f"sft {r['sft_pass1']:.1%} ({r['sft_steps']} steps, {r['sft_cpu_s']:.0f} CPU s)  "
-                  f"traffic resolved {r['resolved_traffic']}/{r['sessions']}  {r['seconds']:.0f}s", flush=True)
+            print(
+                f"seed {seed}: {args.rl} {r['rl_pass1']:.1%} ({r['rl_steps']} steps, {r['rl_cpu_s']:.0f} CPU s)  "
+                f"sft {r['sft_pass1']:.1%} ({r['sft_steps']} steps, {r['sft_cpu_s']:.0f} CPU s)  "
+                f"traffic resolved {r['resolved_traffic']}/{r['sessions']}  {r['seconds']:.0f}s",
+                flush=True,
+            )
     rl = [r["rl_pass1"] for r in rows]
     sft = [r["sft_pass1"] for r in rows]
-    summary = {"base_pass1": base, "n": n, "rl": args.rl, "rl_mean": statistics.fmean(rl), "rl_spread": spread(rl),
-               "sft_mean": statistics.fmean(sft), "sft_spread": spread(sft), "rows": rows,
-               "bar_met": statistics.fmean(rl) - base > spread(rl), "reports": str(out)}
+    summary = {
+        "base_pass1": base,
+        "n": n,
+        "rl": args.rl,
+        "rl_mean": statistics.fmean(rl),
+        "rl_spread": spread(rl),
+        "sft_mean": statistics.fmean(sft),
+        "sft_spread": spread(sft),
+        "rows": rows,
+        "bar_met": statistics.fmean(rl) - base > spread(rl),
+        "reports": str(out),
+    }
     if args.png:
         plot(summary, Path(args.png))
     log_to_mlflow(cfg, summary, args.png)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        print(f"{args.rl}: {summary['rl_mean']:.1%} mean (spread {summary['rl_spread']:.1%}) vs base {base:.1%}; "
-              f"continued SFT {summary['sft_mean']:.1%} (spread {summary['sft_spread']:.1%}); "
-              f"bar {'met' if summary['bar_met'] else 'missed'}")
+        print(
+            f"{args.rl}: {summary['rl_mean']:.1%} mean (spread {summary['rl_spread']:.1%}) vs base {base:.1%}; "
+            f"continued SFT {summary['sft_mean']:.1%} (spread {summary['sft_spread']:.1%}); "
+            f"bar {'met' if summary['bar_met'] else 'missed'}"
+        )
     return 0
 
 

@@ -34,8 +34,10 @@ from typing import Any, Literal
 
 from evals.harness.searchreplace import Edit, SearchReplaceError, parse_edits, replace_once
 
-SYSTEM_PROMPT = ("You are a careful software engineer. You read an issue and the code it concerns, find the cause of the "
-                 "bug and answer with the smallest edit that fixes it, in the requested format.")
+SYSTEM_PROMPT = (
+    "You are a careful software engineer. You read an issue and the code it concerns, find the cause of the "
+    "bug and answer with the smallest edit that fixes it, in the requested format."
+)
 
 ANSWER_FORMAT = """\
 Answer with the edits that fix the issue, as one or more blocks of this exact form:
@@ -145,7 +147,7 @@ def oracle_window(instance: Any, files: Mapping[str, str]) -> Window | None:
         start, end = max(1, start), min(len(rows), end)
         if start > end:
             continue
-        return Window(path, start, end, "".join(rows[start - 1:end]))
+        return Window(path, start, end, "".join(rows[start - 1 : end]))
     return None
 
 
@@ -172,19 +174,28 @@ def render_prompt(instance: Any, files: Mapping[str, str], *, context: PromptCon
         raise ValueError(f"prompt context {context!r} unknown; valid: {', '.join(PROMPT_CONTEXTS)}")
     window = oracle_window(instance, files) if context == "oracle" else None
     if window is not None:
-        lang = _FENCE_LANG.get(window.path[window.path.rfind("."):], "")
-        return ORACLE_TEMPLATE.format(repo=_field(instance, "repo"),
-                                      problem_statement=_field(instance, "problem_statement").strip(),
-                                      answer_format=ORACLE_ANSWER_FORMAT, path=window.path,
-                                      start=window.start, end=window.end, lang=lang, code=window.text)
+        lang = _FENCE_LANG.get(window.path[window.path.rfind(".") :], "")
+        return ORACLE_TEMPLATE.format(
+            repo=_field(instance, "repo"),
+            problem_statement=_field(instance, "problem_statement").strip(),
+            answer_format=ORACLE_ANSWER_FORMAT,
+            path=window.path,
+            start=window.start,
+            end=window.end,
+            lang=lang,
+            code=window.text,
+        )
     shown = []
     for path, content in files.items():
-        lang = _FENCE_LANG.get(path[path.rfind("."):], "")
+        lang = _FENCE_LANG.get(path[path.rfind(".") :], "")
         body = content if content.endswith("\n") else content + "\n"
         shown.append(f"{path}\n```{lang}\n{body}```")
-    return PROMPT_TEMPLATE.format(repo=_field(instance, "repo"),
-                                  problem_statement=_field(instance, "problem_statement").strip(),
-                                  files="\n\n".join(shown), answer_format=ANSWER_FORMAT)
+    return PROMPT_TEMPLATE.format(
+        repo=_field(instance, "repo"),
+        problem_statement=_field(instance, "problem_statement").strip(),
+        files="\n\n".join(shown),
+        answer_format=ANSWER_FORMAT,
+    )
 
 
 def render_edits(edits: list[Edit]) -> str:
@@ -212,8 +223,8 @@ def extract_patch(completion: str) -> str:
         body = fenced.group(1)
         return body if body.endswith("\n") else body + "\n"
     start = _DIFF_START.search(text)
-    if start and "@@" in text[start.start():]:
-        body = text[start.start():]
+    if start and "@@" in text[start.start() :]:
+        body = text[start.start() :]
         return body if body.endswith("\n") else body + "\n"
     return ""
 

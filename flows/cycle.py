@@ -30,8 +30,9 @@ from tasks.validate import validate
 
 
 @flow(name="continuous-cycle", persist_result=True, result_storage=RESULTS_BLOCK)  # resumable: tasks/resume.py
-def continuous_cycle(source: str | None = None, config_path: str | None = None,
-                     reason: str = "") -> CycleReport | State:
+def continuous_cycle(
+    source: str | None = None, config_path: str | None = None, reason: str = ""
+) -> CycleReport | State:
     """One cycle. `reason` says who asked (schedule, API, event); it is shown on the flow run."""
     cfg = load_config(config_path)
     stack = runtime.resolve(cfg, refresh=True)  # where the world is, once for this flow run
@@ -65,9 +66,13 @@ def prefect_settings(cfg: Config) -> dict:
         auth = runtime.prefect_auth(cfg)
         return {PREFECT_API_URL: api, **({PREFECT_API_AUTH_STRING: ":".join(auth)} if auth else {})}
     # The ephemeral server starts in ~12 s on an idle 2-core machine; Prefect's 20 s default is too tight under load.
-    return {PREFECT_API_URL: None, PREFECT_HOME: str(cfg.home / "prefect-ephemeral"),
-            PREFECT_SERVER_ANALYTICS_ENABLED: False, PREFECT_SERVER_ALLOW_EPHEMERAL_MODE: True,
-            PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS: 180}
+    return {
+        PREFECT_API_URL: None,
+        PREFECT_HOME: str(cfg.home / "prefect-ephemeral"),
+        PREFECT_SERVER_ANALYTICS_ENABLED: False,
+        PREFECT_SERVER_ALLOW_EPHEMERAL_MODE: True,
+        PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS: 180,
+    }
 
 
 def run_cycle(config_path: str | None = None, source: str | None = None) -> CycleReport:

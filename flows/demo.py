@@ -71,8 +71,15 @@ class Screen:
         started = time.monotonic()
         # Not a terminal (a CI log, a pipe): no live bar, just the line when the step ends.
         # redirect_*=False: what libraries print while the bar runs stays in the log file, not above the bar.
-        with Progress(*columns, TimeElapsedColumn(), console=self.console, transient=True,
-                      disable=not self.console.is_terminal, redirect_stdout=False, redirect_stderr=False) as progress:
+        with Progress(
+            *columns,
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=True,
+            disable=not self.console.is_terminal,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        ) as progress:
             bar = _Bar(progress, progress.add_task(title, total=total), title)
             yield bar
         self.line(f"{title}: {bar.outcome or 'done'} ({time.monotonic() - started:.0f}s)")
@@ -110,26 +117,52 @@ def cycle_block(report) -> list[str]:
     if report.status == "skipped":
         return ["  nothing new to learn from (skipped)", f"  {report.money()}"]
     verdict = f"PROMOTED v{report.version}" if report.promoted else f"kept v{report.champion_version}"
-    return [f"  ingest   {report.stages.get('ingest', '')}", f"  train    {report.stages.get('train', '')}",
-            f"  evaluate {report.stages.get('evaluate', '')} -> {verdict}", f"  {report.money()}"]
+    return [
+        f"  ingest   {report.stages.get('ingest', '')}",
+        f"  train    {report.stages.get('train', '')}",
+        f"  evaluate {report.stages.get('evaluate', '')} -> {verdict}",
+        f"  {report.money()}",
+    ]
 
 
-def run_demo(cfg: Config, *, cycles: int | None = None, sessions: int | None = None, keep_up: bool = True,
-             config_path: str | None = None, terminal: TextIO | None = None):
+def run_demo(
+    cfg: Config,
+    *,
+    cycles: int | None = None,
+    sessions: int | None = None,
+    keep_up: bool = True,
+    config_path: str | None = None,
+    terminal: TextIO | None = None,
+):
     """The demo; returns the cycle reports. With `terminal` None, library output goes to the log file."""
     from postgame.console import library_output_to
 
     log_path = cfg.home / cfg.demo.log_file
     if terminal is not None:
-        return _run(cfg, cycles or cfg.demo.cycles, sessions or cfg.demo.sessions, keep_up, config_path,
-                    Screen(terminal), log_path)
+        return _run(
+            cfg,
+            cycles or cfg.demo.cycles,
+            sessions or cfg.demo.sessions,
+            keep_up,
+            config_path,
+            Screen(terminal),
+            log_path,
+        )
     with library_output_to(log_path) as real_terminal:
-        return _run(cfg, cycles or cfg.demo.cycles, sessions or cfg.demo.sessions, keep_up, config_path,
-                    Screen(real_terminal), log_path)
+        return _run(
+            cfg,
+            cycles or cfg.demo.cycles,
+            sessions or cfg.demo.sessions,
+            keep_up,
+            config_path,
+            Screen(real_terminal),
+            log_path,
+        )
 
 
-def _run(cfg: Config, cycles: int, sessions: int, keep_up: bool, config_path: str | None, screen: Screen,
-         log_path: Path):
+def _run(
+    cfg: Config, cycles: int, sessions: int, keep_up: bool, config_path: str | None, screen: Screen, log_path: Path
+):
     from evals.factory.build import build_tasks
     from flows.cycle import run_cycle
     from infra.stack import down, up
@@ -159,8 +192,9 @@ def _run(cfg: Config, cycles: int, sessions: int, keep_up: bool, config_path: st
                 bar.say(CYCLE_STAGES[0])
                 try:
                     report = run_cycle(config_path, source=None)
-                    bar.outcome = f"cycle {report.cycle} of the experiment, " + \
-                        ("promoted" if report.promoted else report.status)
+                    bar.outcome = f"cycle {report.cycle} of the experiment, " + (
+                        "promoted" if report.promoted else report.status
+                    )
                 except PostgameError as exc:  # a failed gate stops this cycle, not the demo
                     bar.outcome = f"stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
                     continue
@@ -192,8 +226,10 @@ def _epilogue(cfg: Config, screen: Screen, reports, written, keep_up: bool) -> N
     screen.line(f"charts: {', '.join(p.name for p in written.charts)} in {written.markdown.parent}")
     last = reports[-1] if reports else None
     if last is not None and last.urls.get("prefect"):
-        screen.line(f"Prefect UI: {last.urls['prefect']}/runs  (flow 'continuous-cycle'; artifacts: cycle-report, "
-                    f"cycles, lineage)")
+        screen.line(
+            f"Prefect UI: {last.urls['prefect']}/runs  (flow 'continuous-cycle'; artifacts: cycle-report, "
+            f"cycles, lineage)"
+        )
     mlflow_url = last.urls.get("mlflow", "") if last else ""
     if mlflow_url.startswith("http"):
         screen.line(f"MLflow UI:  {mlflow_url}/#/models/{cfg.tracking.registered_model}")

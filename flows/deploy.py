@@ -41,8 +41,11 @@ def deployment_name(cfg: Config) -> str:
 def concurrency(cfg: Config):
     from prefect.client.schemas.objects import ConcurrencyLimitConfig, ConcurrencyLimitStrategy
 
-    strategy = ConcurrencyLimitStrategy.ENQUEUE if cfg.operate.concurrency == "enqueue" else \
-        ConcurrencyLimitStrategy.CANCEL_NEW
+    strategy = (
+        ConcurrencyLimitStrategy.ENQUEUE
+        if cfg.operate.concurrency == "enqueue"
+        else ConcurrencyLimitStrategy.CANCEL_NEW
+    )
     return ConcurrencyLimitConfig(limit=1, collision_strategy=strategy)
 
 
@@ -55,9 +58,14 @@ def logs_landed_trigger(cfg: Config, config_path: str | None):
     from prefect.events import DeploymentEventTrigger
 
     return DeploymentEventTrigger(
-        name="new production logs", expect={LOGS_LANDED}, match={"prefect.resource.id": logs_resource(cfg)},
-        posture="Reactive", threshold=1, within=timedelta(seconds=cfg.operate.event_debounce_s),
-        parameters=parameters(config_path, reason="event: {{ event.payload.objects }} new log objects"))
+        name="new production logs",
+        expect={LOGS_LANDED},
+        match={"prefect.resource.id": logs_resource(cfg)},
+        posture="Reactive",
+        threshold=1,
+        within=timedelta(seconds=cfg.operate.event_debounce_s),
+        parameters=parameters(config_path, reason="event: {{ event.payload.objects }} new log objects"),
+    )
 
 
 def to_deployment(cfg: Config, config_path: str | None):
@@ -65,11 +73,14 @@ def to_deployment(cfg: Config, config_path: str | None):
     from flows.cycle import continuous_cycle
 
     return continuous_cycle.to_deployment(
-        name=cfg.operate.deployment, cron=cfg.operate.schedule_cron or None, concurrency_limit=concurrency(cfg),
+        name=cfg.operate.deployment,
+        cron=cfg.operate.schedule_cron or None,
+        concurrency_limit=concurrency(cfg),
         triggers=[logs_landed_trigger(cfg, config_path)] if cfg.operate.event_trigger else [],
         parameters=parameters(config_path),
         description="One continuous-training cycle: ingest → validate → curate → train → evaluate → promote.",
-        tags=["postgame", cfg.tracking.registered_model])
+        tags=["postgame", cfg.tracking.registered_model],
+    )
 
 
 def client_settings(cfg: Config) -> dict:
@@ -80,8 +91,11 @@ def client_settings(cfg: Config) -> dict:
     if not api:
         raise PostgameError("no Prefect server: a deployment needs the stack (`postgame up`)")
     auth = runtime.prefect_auth(cfg)
-    return {PREFECT_API_URL: api, PREFECT_SERVER_ANALYTICS_ENABLED: False,
-            **({PREFECT_API_AUTH_STRING: ":".join(auth)} if auth else {})}
+    return {
+        PREFECT_API_URL: api,
+        PREFECT_SERVER_ANALYTICS_ENABLED: False,
+        **({PREFECT_API_AUTH_STRING: ":".join(auth)} if auth else {}),
+    }
 
 
 def serve(cfg: Config, config_path: str | None, *, webserver: bool = False) -> None:
@@ -99,6 +113,7 @@ def serve(cfg: Config, config_path: str | None, *, webserver: bool = False) -> N
 
 
 # --- reading it back: postgame status / trigger ---------------------------------------------------------------------
+
 
 @dataclass
 class RunInfo:
@@ -151,22 +166,39 @@ def deployment_info(cfg: Config, *, runs: int = 5) -> DeploymentInfo | None:
             return None
         resp.raise_for_status()
         dep = resp.json()
-        flow_runs = api.post("flow_runs/filter", json={  # runs that started or wait to (not the future schedule)
-            "deployments": {"id": {"any_": [dep["id"]]}}, "sort": "EXPECTED_START_TIME_DESC", "limit": runs,
-            "flow_runs": {"expected_start_time": {"before_": datetime.now(UTC).isoformat()}}})
+        flow_runs = api.post(
+            "flow_runs/filter",
+            json={  # runs that started or wait to (not the future schedule)
+                "deployments": {"id": {"any_": [dep["id"]]}},
+                "sort": "EXPECTED_START_TIME_DESC",
+                "limit": runs,
+                "flow_runs": {"expected_start_time": {"before_": datetime.now(UTC).isoformat()}},
+            },
+        )
         flow_runs.raise_for_status()
     ui = _ui(cfg)
     schedules = [s["schedule"].get("cron") or str(s["schedule"]) for s in dep.get("schedules", [])]
     limit = (dep.get("global_concurrency_limit") or {}).get("limit") or dep.get("concurrency_limit")
     options = dep.get("concurrency_options") or {}
     return DeploymentInfo(
-        id=dep["id"], name=deployment_name(cfg), schedules=schedules, paused=bool(dep.get("paused")),
+        id=dep["id"],
+        name=deployment_name(cfg),
+        schedules=schedules,
+        paused=bool(dep.get("paused")),
         concurrency=f"{limit} ({options.get('collision_strategy', 'ENQUEUE')})" if limit else "none",
         url=f"{ui}/deployments/deployment/{dep['id']}",
-        last_runs=[RunInfo(id=r["id"], name=r["name"], state=r.get("state_name") or r.get("state_type") or "",
-                           start_time=r.get("start_time") or r.get("expected_start_time"),
-                           reason=(r.get("parameters") or {}).get("reason", ""), url=f"{ui}/runs/flow-run/{r['id']}")
-                   for r in flow_runs.json()])
+        last_runs=[
+            RunInfo(
+                id=r["id"],
+                name=r["name"],
+                state=r.get("state_name") or r.get("state_type") or "",
+                start_time=r.get("start_time") or r.get("expected_start_time"),
+                reason=(r.get("parameters") or {}).get("reason", ""),
+                url=f"{ui}/runs/flow-run/{r['id']}",
+            )
+            for r in flow_runs.json()
+        ],
+    )
 
 
 ACTIVE = ("RUNNING", "PENDING", "CANCELLING")
@@ -190,26 +222,38 @@ def trigger(cfg: Config, *, reason: str, idempotency_key: str | None = None) -> 
     try:
         info = call_with_retries(lambda: deployment_info(cfg, runs=10), delays=delays)
         if info is None:
-            raise TriggerError(f"no deployment {deployment_name(cfg)!r} on the Prefect server: start it with "
-                               f"`postgame serve` (or `postgame up --serve`)")
+            raise TriggerError(
+                f"no deployment {deployment_name(cfg)!r} on the Prefect server: start it with "
+                f"`postgame serve` (or `postgame up --serve`)"
+            )
         active = [r for r in info.last_runs if r.state.upper() in ACTIVE or r.state == "Running"]
         if op.concurrency == "refuse" and active:
-            raise TriggerError(f"refused: cycle {active[0].name} ({active[0].id}) is {active[0].state.lower()}; "
-                               f"operate.concurrency is 'refuse' (set 'enqueue' to queue this one after it)")
+            raise TriggerError(
+                f"refused: cycle {active[0].name} ({active[0].id}) is {active[0].state.lower()}; "
+                f"operate.concurrency is 'refuse' (set 'enqueue' to queue this one after it)"
+            )
         run = call_with_retries(lambda: _create_flow_run(cfg, info.id, reason, key), delays=delays)
     except Exception as exc:  # an HTTP failure becomes one line naming what to do; anything else goes on as it is
         failure = _trigger_failure(cfg, exc, tries=len(delays) + 1)
         if failure is exc:
             raise
         raise failure from exc
-    return RunInfo(id=run["id"], name=run["name"], state=run.get("state_name") or "Scheduled",
-                   start_time=run.get("expected_start_time"), reason=reason, url=f"{_ui(cfg)}/runs/flow-run/{run['id']}")
+    return RunInfo(
+        id=run["id"],
+        name=run["name"],
+        state=run.get("state_name") or "Scheduled",
+        start_time=run.get("expected_start_time"),
+        reason=reason,
+        url=f"{_ui(cfg)}/runs/flow-run/{run['id']}",
+    )
 
 
 def _create_flow_run(cfg: Config, deployment_id: str, reason: str, key: str) -> dict:
     with _api(cfg) as api:
-        resp = api.post(f"deployments/{deployment_id}/create_flow_run",
-                        json={"parameters": {"reason": reason}, "idempotency_key": key})
+        resp = api.post(
+            f"deployments/{deployment_id}/create_flow_run",
+            json={"parameters": {"reason": reason}, "idempotency_key": key},
+        )
         resp.raise_for_status()
         return resp.json()
 
@@ -225,12 +269,20 @@ def _trigger_failure(cfg: Config, exc: Exception, *, tries: int) -> Exception:
         return exc
     where = f"the Prefect server at {_api_url(cfg)}"
     if is_transient(exc):
-        what = (f"answered {exc.response.status_code} {exc.response.reason_phrase}"
-                if isinstance(exc, httpx.HTTPStatusError) else f"could not be reached ({type(exc).__name__})")
-        return ServiceUnavailable(f"{where} {what} on {tries} tries: start the stack with `postgame up --serve` (its "
-                                  f"log: {cfg.home / 'logs' / 'prefect.log'}) and trigger again", service="prefect")
+        what = (
+            f"answered {exc.response.status_code} {exc.response.reason_phrase}"
+            if isinstance(exc, httpx.HTTPStatusError)
+            else f"could not be reached ({type(exc).__name__})"
+        )
+        return ServiceUnavailable(
+            f"{where} {what} on {tries} tries: start the stack with `postgame up --serve` (its "
+            f"log: {cfg.home / 'logs' / 'prefect.log'}) and trigger again",
+            service="prefect",
+        )
     if isinstance(exc, httpx.HTTPStatusError):
         detail = " ".join(exc.response.text.split())[:200]
-        return TriggerError(f"{where} rejected {exc.request.method} {exc.request.url.path} with "
-                            f"{exc.response.status_code} {exc.response.reason_phrase}: {detail or 'no detail'}")
+        return TriggerError(
+            f"{where} rejected {exc.request.method} {exc.request.url.path} with "
+            f"{exc.response.status_code} {exc.response.reason_phrase}: {detail or 'no detail'}"
+        )
     return exc

@@ -33,8 +33,15 @@ from postgame.runtime import EMBEDDED_S3_KEY, EMBEDDED_S3_SECRET, forget, proces
 
 SERVICES = ("s3", "mlflow", "prefect")
 RUNNER = "serve"  # the deployment's runner: started after SERVICES are healthy
-WEED_PORT_FLAGS = ("master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
-                   "filer.port.grpc", "s3.port.grpc")
+WEED_PORT_FLAGS = (
+    "master.port",
+    "master.port.grpc",
+    "volume.port",
+    "volume.port.grpc",
+    "filer.port",
+    "filer.port.grpc",
+    "s3.port.grpc",
+)
 
 
 @dataclass
@@ -65,8 +72,11 @@ class StackStatus:
     services: dict[str, ServiceStatus] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"running": self.running, "home": self.home,
-                "services": {k: asdict(v) for k, v in self.services.items()}}
+        return {
+            "running": self.running,
+            "home": self.home,
+            "services": {k: asdict(v) for k, v in self.services.items()},
+        }
 
 
 def _bin(name: str) -> str:
@@ -82,41 +92,93 @@ def service_specs(cfg: Config, *, auth: bool = False, config_file: str | None = 
     weed_ports = {flag: s.weed_port_base + i for i, flag in enumerate(WEED_PORT_FLAGS)}
     s3 = ServiceSpec(
         name="s3",
-        argv=[_bin("weed"), "server", f"-dir={weed_dir}", f"-ip={host}", f"-ip.bind={host}",
-              *(f"-{flag}={port}" for flag, port in weed_ports.items()),
-              "-s3", f"-s3.port={s.s3_port}", "-s3.port.iceberg=0", "-s3.port.lance=0",
-              f"-s3.config={home / 'seaweedfs-s3.json'}", "-master.volumeSizeLimitMB=64", "-volume.max=50",
-              "-master.telemetry=false"],
-        env=base_env, url=f"http://{host}:{s.s3_port}", health_url=f"http://{host}:{s.s3_port}/healthz",
-        ports={"s3": s.s3_port, **weed_ports}, ui=f"http://{host}:{weed_ports['filer.port']}")
+        argv=[
+            _bin("weed"),
+            "server",
+            f"-dir={weed_dir}",
+            f"-ip={host}",
+            f"-ip.bind={host}",
+            *(f"-{flag}={port}" for flag, port in weed_ports.items()),
+            "-s3",
+            f"-s3.port={s.s3_port}",
+            "-s3.port.iceberg=0",
+            "-s3.port.lance=0",
+            f"-s3.config={home / 'seaweedfs-s3.json'}",
+            "-master.volumeSizeLimitMB=64",
+            "-volume.max=50",
+            "-master.telemetry=false",
+        ],
+        env=base_env,
+        url=f"http://{host}:{s.s3_port}",
+        health_url=f"http://{host}:{s.s3_port}/healthz",
+        ports={"s3": s.s3_port, **weed_ports},
+        ui=f"http://{host}:{weed_ports['filer.port']}",
+    )
     mlflow_dir = home / "mlflow"
     mlflow = ServiceSpec(
         name="mlflow",
-        argv=[_bin("mlflow"), "server", "--backend-store-uri", f"sqlite:///{mlflow_dir / 'mlflow.db'}",
-              "--artifacts-destination", str(mlflow_dir / "artifacts"), "--host", host, "--port", str(s.mlflow_port),
-              "--workers", "1"],
+        argv=[
+            _bin("mlflow"),
+            "server",
+            "--backend-store-uri",
+            f"sqlite:///{mlflow_dir / 'mlflow.db'}",
+            "--artifacts-destination",
+            str(mlflow_dir / "artifacts"),
+            "--host",
+            host,
+            "--port",
+            str(s.mlflow_port),
+            "--workers",
+            "1",
+        ],
         env={**base_env, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false", "MLFLOW_DISABLE_TELEMETRY": "true"},
-        url=f"http://{host}:{s.mlflow_port}", health_url=f"http://{host}:{s.mlflow_port}/health",
-        ports={"mlflow": s.mlflow_port}, ui=f"http://{host}:{s.mlflow_port}")
+        url=f"http://{host}:{s.mlflow_port}",
+        health_url=f"http://{host}:{s.mlflow_port}/health",
+        ports={"mlflow": s.mlflow_port},
+        ui=f"http://{host}:{s.mlflow_port}",
+    )
     prefect_home = home / "prefect"
     prefect = ServiceSpec(
         name="prefect",
         argv=[_bin("prefect"), "server", "start", "--host", host, "--port", str(s.prefect_port)],
-        env={**base_env, "PREFECT_HOME": str(prefect_home), "PREFECT_SERVER_API_PORT": str(s.prefect_port),
-             "PREFECT_SERVER_API_HOST": host, "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-             "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{prefect_home / 'prefect.db'}",
-             "PREFECT_UI_API_URL": f"http://{host}:{s.prefect_port}/api"},
-        url=f"http://{host}:{s.prefect_port}", health_url=f"http://{host}:{s.prefect_port}/api/health",
-        ports={"prefect": s.prefect_port}, ui=f"http://{host}:{s.prefect_port}")
+        env={
+            **base_env,
+            "PREFECT_HOME": str(prefect_home),
+            "PREFECT_SERVER_API_PORT": str(s.prefect_port),
+            "PREFECT_SERVER_API_HOST": host,
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{prefect_home / 'prefect.db'}",
+            "PREFECT_UI_API_URL": f"http://{host}:{s.prefect_port}/api",
+        },
+        url=f"http://{host}:{s.prefect_port}",
+        health_url=f"http://{host}:{s.prefect_port}/api/health",
+        ports={"prefect": s.prefect_port},
+        ui=f"http://{host}:{s.prefect_port}",
+    )
     runner_port = cfg.operate.runner_port
     serve = ServiceSpec(
         name=RUNNER,
-        argv=[sys.executable, "-m", "postgame", *(["--config", config_file] if config_file else []), "serve", "--health"],
-        env={**base_env, "PREFECT_API_URL": f"{prefect.url}/api", "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-             "PREFECT_HOME": str(home / "prefect-client"), "PREFECT_RUNNER_SERVER_HOST": host,
-             "PREFECT_RUNNER_SERVER_PORT": str(runner_port)},
-        url=f"http://{host}:{runner_port}", health_url=f"http://{host}:{runner_port}/health",
-        ports={"runner": runner_port}, ui=f"{prefect.ui}/deployments")
+        argv=[
+            sys.executable,
+            "-m",
+            "postgame",
+            *(["--config", config_file] if config_file else []),
+            "serve",
+            "--health",
+        ],
+        env={
+            **base_env,
+            "PREFECT_API_URL": f"{prefect.url}/api",
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "PREFECT_HOME": str(home / "prefect-client"),
+            "PREFECT_RUNNER_SERVER_HOST": host,
+            "PREFECT_RUNNER_SERVER_PORT": str(runner_port),
+        },
+        url=f"http://{host}:{runner_port}",
+        health_url=f"http://{host}:{runner_port}/health",
+        ports={"runner": runner_port},
+        ui=f"{prefect.ui}/deployments",
+    )
     specs = {"s3": s3, "mlflow": mlflow, "prefect": prefect, RUNNER: serve}
     if auth:
         _with_auth(cfg, specs)
@@ -134,11 +196,18 @@ def _with_auth(cfg: Config, specs: dict[str, ServiceSpec]) -> None:
     mlflow_dir = cfg.home / "mlflow"
     ini = mlflow_dir / "basic_auth.ini"
     specs["mlflow"].argv += ["--app-name", "basic-auth"]
-    specs["mlflow"].env |= {"MLFLOW_AUTH_CONFIG_PATH": str(ini), "MLFLOW_FLASK_SERVER_SECRET_KEY": auth.flask_key(),
-                            "MLFLOW_AUTH_ADMIN_USERNAME": user, "MLFLOW_AUTH_ADMIN_PASSWORD": password}
+    specs["mlflow"].env |= {
+        "MLFLOW_AUTH_CONFIG_PATH": str(ini),
+        "MLFLOW_FLASK_SERVER_SECRET_KEY": auth.flask_key(),
+        "MLFLOW_AUTH_ADMIN_USERNAME": user,
+        "MLFLOW_AUTH_ADMIN_PASSWORD": password,
+    }
     specs["prefect"].env["PREFECT_SERVER_API_AUTH_STRING"] = f"{user}:{password}"
-    specs[RUNNER].env |= {"PREFECT_API_AUTH_STRING": f"{user}:{password}", "MLFLOW_TRACKING_USERNAME": user,
-                          "MLFLOW_TRACKING_PASSWORD": password}
+    specs[RUNNER].env |= {
+        "PREFECT_API_AUTH_STRING": f"{user}:{password}",
+        "MLFLOW_TRACKING_USERNAME": user,
+        "MLFLOW_TRACKING_PASSWORD": password,
+    }
 
 
 def _write_auth_config(cfg: Config) -> None:
@@ -146,9 +215,11 @@ def _write_auth_config(cfg: Config) -> None:
     mlflow_dir = cfg.home / "mlflow"
     mlflow_dir.mkdir(parents=True, exist_ok=True)
     ini = mlflow_dir / "basic_auth.ini"
-    ini.write_text("[mlflow]\ndefault_permission = READ\n"
-                   f"database_uri = sqlite:///{mlflow_dir / 'basic_auth.db'}\n"
-                   "authorization_function = mlflow.server.auth:authenticate_request_basic_auth\n")
+    ini.write_text(
+        "[mlflow]\ndefault_permission = READ\n"
+        f"database_uri = sqlite:///{mlflow_dir / 'basic_auth.db'}\n"
+        "authorization_function = mlflow.server.auth:authenticate_request_basic_auth\n"
+    )
 
 
 def port_free(host: str, port: int) -> bool:
@@ -184,16 +255,32 @@ def healthy(url: str, timeout: float = 2.0) -> bool:
 def _write_s3_identities(cfg: Config) -> None:
     """SeaweedFS's S3 gateway accepts only these credentials (embedded defaults, or the configured ones)."""
     key = cfg.store.access_key_id.get_secret_value() or os.environ.get("AWS_ACCESS_KEY_ID") or EMBEDDED_S3_KEY
-    secret = cfg.store.secret_access_key.get_secret_value() or os.environ.get("AWS_SECRET_ACCESS_KEY") or EMBEDDED_S3_SECRET
-    identities = {"identities": [{"name": "postgame", "credentials": [{"accessKey": key, "secretKey": secret}],
-                                  "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
+    secret = (
+        cfg.store.secret_access_key.get_secret_value() or os.environ.get("AWS_SECRET_ACCESS_KEY") or EMBEDDED_S3_SECRET
+    )
+    identities = {
+        "identities": [
+            {
+                "name": "postgame",
+                "credentials": [{"accessKey": key, "secretKey": secret}],
+                "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+            }
+        ]
+    }
     path = cfg.home / "seaweedfs-s3.json"
     path.write_text(json.dumps(identities))
     path.chmod(0o600)
 
 
-def up(cfg: Config, *, log=print, only: tuple[str, ...] = SERVICES, serve: bool = False, auth: bool = False,
-       config_file: str | None = None) -> StackStatus:
+def up(
+    cfg: Config,
+    *,
+    log=print,
+    only: tuple[str, ...] = SERVICES,
+    serve: bool = False,
+    auth: bool = False,
+    config_file: str | None = None,
+) -> StackStatus:
     """Start the services (all, or `only` some; with `serve` the deployment's runner after them); wait until every one
     is healthy. Idempotent."""
     auth = auth or cfg.operate.auth.enabled
@@ -211,7 +298,8 @@ def up(cfg: Config, *, log=print, only: tuple[str, ...] = SERVICES, serve: bool 
             if not _wait_port_free(cfg.stack.host, port, seconds=5.0):
                 raise StackError(
                     f"port {port} on {cfg.stack.host} ({spec.name} {label}) is already in use by another process: "
-                    f"free it or set stack.{_port_key(spec.name, label)} in postgame.yaml")
+                    f"free it or set stack.{_port_key(spec.name, label)} in postgame.yaml"
+                )
     logs = cfg.home / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     (cfg.home / "seaweedfs").mkdir(parents=True, exist_ok=True)
@@ -233,8 +321,15 @@ def _start(cfg: Config, specs: dict[str, ServiceSpec], state: dict, log) -> None
     child_env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLFLOW_"))}
     for spec in specs.values():
         out = open(logs / f"{spec.name}.log", "ab")
-        proc = subprocess.Popen(spec.argv, env={**child_env, **spec.env}, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, cwd=cfg.home, start_new_session=True)
+        proc = subprocess.Popen(
+            spec.argv,
+            env={**child_env, **spec.env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=cfg.home,
+            start_new_session=True,
+        )
         out.close()
         state["services"][spec.name] = {"pid": proc.pid, "url": spec.url, "ui": spec.ui, "argv": spec.argv}
     stack_state_file(cfg).write_text(json.dumps(state, indent=2))
@@ -351,8 +446,13 @@ def status(cfg: Config) -> StackStatus:
     result = StackStatus(running=bool(state), home=str(cfg.home))
     for name, spec in specs.items():
         ok = bool(state) and healthy(spec.health_url)
-        result.services[name] = ServiceStatus(name=name, url=spec.url, healthy=ok, ui=spec.ui,
-                                              pid=recorded.get(name, {}).get("pid"),
-                                              detail="" if state else "not started (postgame up)")
+        result.services[name] = ServiceStatus(
+            name=name,
+            url=spec.url,
+            healthy=ok,
+            ui=spec.ui,
+            pid=recorded.get(name, {}).get("pid"),
+            detail="" if state else "not started (postgame up)",
+        )
     result.running = bool(state) and all(s.healthy for s in result.services.values())
     return result

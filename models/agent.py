@@ -112,12 +112,26 @@ def parse_turn(text: str, turn_index: int) -> dict[str, Any]:
     if not calls and _COMPACT_CALL.search(text):  # the compact template's `<call>NAME {json}</call>`
         for k, m in enumerate(_COMPACT_CALL.finditer(text)):
             args = m.group(2).strip() or "{}"
-            calls.append({"id": f"call_{turn_index}_{k}", "type": "function",
-                          "function": {"name": m.group(1), "arguments": args}})
+            calls.append(
+                {
+                    "id": f"call_{turn_index}_{k}",
+                    "type": "function",
+                    "function": {"name": m.group(1), "arguments": args},
+                }
+            )
         content = _COMPACT_CALL.sub("", text).strip() or None
     if not calls and (edits := _edit_blocks(text)):  # the compact template's edit blocks
-        calls = [{"id": f"call_{turn_index}_{k}", "type": "function", "function": {"name": "edit", "arguments":
-                  json.dumps({"path": e.path, "search": e.search, "replace": e.replace})}} for k, e in enumerate(edits)]
+        calls = [
+            {
+                "id": f"call_{turn_index}_{k}",
+                "type": "function",
+                "function": {
+                    "name": "edit",
+                    "arguments": json.dumps({"path": e.path, "search": e.search, "replace": e.replace}),
+                },
+            }
+            for k, e in enumerate(edits)
+        ]
         content = None
     if not calls and (bare := _bare_call(text)) is not None:
         calls, content = [_call(json.dumps(bare), f"call_{turn_index}_0")], None
@@ -130,8 +144,17 @@ def parse_turn(text: str, turn_index: int) -> dict[str, Any]:
 class ChatPolicy:
     """A checkpoint folder acting through tool calls (see the module docstring)."""
 
-    def __init__(self, path: str | Path, *, settings: PolicySettings, name: str = "", seed: int | None = None,
-                 greedy: bool = True, max_new_tokens: int | None = None, candidates: int = 1):
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        settings: PolicySettings,
+        name: str = "",
+        seed: int | None = None,
+        greedy: bool = True,
+        max_new_tokens: int | None = None,
+        candidates: int = 1,
+    ):
         self.path, self.settings, self.name = Path(path), settings, name or str(path)
         self.seed = settings.seed if seed is None else seed
         self.greedy = greedy
@@ -161,8 +184,9 @@ class ChatPolicy:
 
     def render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
         _, tok = self._load()
-        return tok.apply_chat_template(template_messages(messages), tools=tools or None, add_generation_prompt=True,
-                                       tokenize=False)
+        return tok.apply_chat_template(
+            template_messages(messages), tools=tools or None, add_generation_prompt=True, tokenize=False
+        )
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
         engine, tok = self._load()
@@ -173,8 +197,12 @@ class ChatPolicy:
         if self.settings.engine == "vllm":
             from vllm import SamplingParams
 
-            params = SamplingParams(max_tokens=self.max_new_tokens, seed=seed, n=self.candidates,
-                                    temperature=0.0 if self.greedy and self.candidates == 1 else self.settings.temperature)
+            params = SamplingParams(
+                max_tokens=self.max_new_tokens,
+                seed=seed,
+                n=self.candidates,
+                temperature=0.0 if self.greedy and self.candidates == 1 else self.settings.temperature,
+            )
             out = engine.generate([prompt], params)[0]
             texts, n_prompt = [o.text for o in out.outputs], len(out.prompt_token_ids)
             n_out = sum(len(o.token_ids) for o in out.outputs)
@@ -196,8 +224,11 @@ class ChatPolicy:
         torch.manual_seed(seed)
         n = self.candidates
         if self.greedy:
-            search = {"do_sample": False} if n == 1 else {"do_sample": False, "num_beams": n,
-                                                          "num_return_sequences": n, "early_stopping": True}
+            search = (
+                {"do_sample": False}
+                if n == 1
+                else {"do_sample": False, "num_beams": n, "num_return_sequences": n, "early_stopping": True}
+            )
         else:
             search = {"do_sample": True, "temperature": self.settings.temperature, "num_return_sequences": n}
         with torch.no_grad():
@@ -231,8 +262,16 @@ def usable_turn(message: dict[str, Any], context: str) -> bool:
     return True
 
 
-def load_agent_policy(path: str, settings: PolicySettings, name: str, greedy: bool, instance: Any, *,
-                      seed: int | None = None, candidates: int = 1) -> ChatPolicy:
+def load_agent_policy(
+    path: str,
+    settings: PolicySettings,
+    name: str,
+    greedy: bool,
+    instance: Any,
+    *,
+    seed: int | None = None,
+    candidates: int = 1,
+) -> ChatPolicy:
     """A fresh ChatPolicy for one episode (a batch's policy factory: `functools.partial(load_agent_policy, ...)`);
     the loaded model is shared by the episodes of one worker process. A sampling policy draws from `seed` and the
     instance id, so the episodes of one batch differ and a rerun repeats them."""

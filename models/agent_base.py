@@ -37,8 +37,10 @@ from models.agent import COMPACT_TEMPLATE
 from models.base_data import Example
 from postgame.config import Config
 
-TOOLS_LINE = ("Visible tests: {tests}. Tools: list_files, view, search, edit, run_tests, submit. Call one tool per "
-              "turn; call submit() when the fix is done.")
+TOOLS_LINE = (
+    "Visible tests: {tests}. Tools: list_files, view, search, edit, run_tests, submit. Call one tool per "
+    "turn; call submit() when the fix is done."
+)
 _CODE = re.compile(r"```[a-z]*\n(.*?)```\nThe fix goes in (\S+)\.", re.S)
 
 
@@ -95,12 +97,14 @@ def wrong_edit(example: Example, gold: dict[str, str], rng: random.Random) -> di
 
 def _test_names(path: str, rng: random.Random) -> list[str]:
     stem = Path(path).stem
-    return [f"tests/test_{stem}.py::test_{w}" for w in rng.sample(["basic", "edge", "empty", "many", "order",
-                                                                   "round_trip", "types", "default"], 4)]
+    return [
+        f"tests/test_{stem}.py::test_{w}"
+        for w in rng.sample(["basic", "edge", "empty", "many", "order", "round_trip", "types", "default"], 4)
+    ]
 
 
 def _passing(path: str, rng: random.Random) -> str:
-    names = _test_names(path, rng)[:rng.randint(2, 4)]
+    names = _test_names(path, rng)[: rng.randint(2, 4)]
     return tests_observation(dict.fromkeys(names, "PASSED"), "", rng.uniform(0.1, 0.9))
 
 
@@ -145,19 +149,22 @@ def trajectory(example: Example, rng: random.Random, s: AgentBaseSettings) -> tu
     return msgs, learn_from
 
 
-def encode(tokenizer, messages: list[dict[str, Any]], learn_from: int, max_tokens: int,
-           tools: list[dict] | None = None) -> tuple[list[int], list[int]] | None:
+def encode(
+    tokenizer, messages: list[dict[str, Any]], learn_from: int, max_tokens: int, tools: list[dict] | None = None
+) -> tuple[list[int], list[int]] | None:
     """Token ids and labels (-100 off the assistant turns, and before message `learn_from`), the tools rendered as
     an episode renders them."""
     from models.agent import template_messages
 
-    full = tokenizer.apply_chat_template(template_messages(messages), tools=tools, tokenize=True, return_dict=True,
-                                         return_assistant_tokens_mask=True)
+    full = tokenizer.apply_chat_template(
+        template_messages(messages), tools=tools, tokenize=True, return_dict=True, return_assistant_tokens_mask=True
+    )
     ids, mask = list(full["input_ids"]), list(full["assistant_masks"])
     if learn_from > 2:  # mask the assistant turns before `learn_from`: the prefix's own assistant tokens
-        prefix = tokenizer.apply_chat_template(template_messages(messages[:learn_from]), tools=tools, tokenize=True,
-                                               return_dict=True)["input_ids"]
-        mask = [0] * len(prefix) + mask[len(prefix):]
+        prefix = tokenizer.apply_chat_template(
+            template_messages(messages[:learn_from]), tools=tools, tokenize=True, return_dict=True
+        )["input_ids"]
+        mask = [0] * len(prefix) + mask[len(prefix) :]
     if len(ids) > max_tokens or not any(mask):
         return None
     return ids, [t if m else -100 for t, m in zip(ids, mask)]
@@ -197,8 +204,14 @@ def gather_examples(cfg: Config) -> list[Example]:
     return synthetic + gold
 
 
-def build_agent_base(cfg: Config, out_dir: Path, *, base_dir: Path, settings: AgentBaseSettings | None = None,
-                     say: Callable[[str], None] = lambda msg: None) -> AgentBaseBuild:
+def build_agent_base(
+    cfg: Config,
+    out_dir: Path,
+    *,
+    base_dir: Path,
+    settings: AgentBaseSettings | None = None,
+    say: Callable[[str], None] = lambda msg: None,
+) -> AgentBaseBuild:
     """Fine-tune the base at `base_dir` on synthetic trajectories into `out_dir` (see the module docstring)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -225,12 +238,20 @@ def build_agent_base(cfg: Config, out_dir: Path, *, base_dir: Path, settings: Ag
     for ids, labels in rows:
         h.update(bytes(str(ids), "ascii") + bytes(str(labels), "ascii"))
     h.update(Path(__file__).read_bytes())
-    say(f"agent base: {len(rows)} trajectories ({recover} recover from a wrong edit), {s.steps} steps of {s.batch_size}")
+    say(
+        f"agent base: {len(rows)} trajectories ({recover} recover from a wrong edit), {s.steps} steps of {s.batch_size}"
+    )
     model = AutoModelForCausalLM.from_pretrained(base_dir)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=s.learning_rate, weight_decay=0.01, betas=(0.9, 0.98))
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: min(1.0, (k + 1) / max(1, s.warmup_steps))
-                                              * 0.5 * (1 + math.cos(math.pi * min(k, s.steps) / max(1, s.steps))))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt,
+        lambda k: (
+            min(1.0, (k + 1) / max(1, s.warmup_steps))
+            * 0.5
+            * (1 + math.cos(math.pi * min(k, s.steps) / max(1, s.steps)))
+        ),
+    )
     order = random.Random(f"batches:{s.seed}")
     losses, running = [], []
     pad = tok.pad_token_id
@@ -241,11 +262,16 @@ def build_agent_base(cfg: Config, out_dir: Path, *, base_dir: Path, settings: Ag
         lab_t = torch.full((len(batch), width), -100, dtype=torch.long)
         att = torch.zeros((len(batch), width), dtype=torch.long)
         for i, (ids, labels) in enumerate(batch):
-            ids_t[i, :len(ids)], lab_t[i, :len(ids)], att[i, :len(ids)] = (torch.tensor(ids), torch.tensor(labels), 1)
+            ids_t[i, : len(ids)], lab_t[i, : len(ids)], att[i, : len(ids)] = (
+                torch.tensor(ids),
+                torch.tensor(labels),
+                1,
+            )
         with torch.autocast("cpu", dtype=torch.bfloat16):
             logits = model(input_ids=ids_t, attention_mask=att).logits
-        loss = torch.nn.functional.cross_entropy(logits[:, :-1].float().reshape(-1, logits.shape[-1]),
-                                                 lab_t[:, 1:].reshape(-1), ignore_index=-100)
+        loss = torch.nn.functional.cross_entropy(
+            logits[:, :-1].float().reshape(-1, logits.shape[-1]), lab_t[:, 1:].reshape(-1), ignore_index=-100
+        )
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
@@ -260,7 +286,15 @@ def build_agent_base(cfg: Config, out_dir: Path, *, base_dir: Path, settings: Ag
     model.eval()
     model.save_pretrained(out_dir)
     tok.save_pretrained(out_dir)
-    build = AgentBaseBuild(h.hexdigest(), hashlib.sha256((out_dir / "model.safetensors").read_bytes()).hexdigest(),
-                           base_sha, len(rows), recover, round(time.monotonic() - started, 1), losses, asdict(s))
+    build = AgentBaseBuild(
+        h.hexdigest(),
+        hashlib.sha256((out_dir / "model.safetensors").read_bytes()).hexdigest(),
+        base_sha,
+        len(rows),
+        recover,
+        round(time.monotonic() - started, 1),
+        losses,
+        asdict(s),
+    )
     (out_dir / "manifest.json").write_text(json.dumps(asdict(build), indent=2, sort_keys=True) + "\n")
     return build

@@ -37,20 +37,25 @@ def pick(candidates: list[Generation], prompt: str) -> Generation:
     """The first (likeliest) candidate a scaffold would submit, else the first; its token count and latency are those
     of every candidate made (what serving the answer cost)."""
     chosen = next((c for c in candidates if checked_edit(c.text, prompt)), candidates[0])
-    return replace(chosen, completion_tokens=sum(c.completion_tokens for c in candidates),
-                   latency_ms=sum(c.latency_ms for c in candidates))
+    return replace(
+        chosen,
+        completion_tokens=sum(c.completion_tokens for c in candidates),
+        latency_ms=sum(c.latency_ms for c in candidates),
+    )
 
 
-def submit(policy: Policy, prompts: list[str], scaffold: ScaffoldSettings, *, greedy: bool = False,
-           seed: int | None = None) -> list[Generation]:
+def submit(
+    policy: Policy, prompts: list[str], scaffold: ScaffoldSettings, *, greedy: bool = False, seed: int | None = None
+) -> list[Generation]:
     """One answer per prompt (see the module docstring)."""
     if not scaffold.check_edits or scaffold.candidates == 1:
         return policy.generate(prompts, seed=seed, greedy=greedy)
     if greedy and policy.settings.engine == "transformers":
         return [pick(_beams(policy, prompt, scaffold.candidates), prompt) for prompt in prompts]
     seed = policy.settings.seed if seed is None else seed
-    draws = [policy.generate(prompts, seed=seed + 7919 * n, greedy=greedy and n == 0)
-             for n in range(scaffold.candidates)]
+    draws = [
+        policy.generate(prompts, seed=seed + 7919 * n, greedy=greedy and n == 0) for n in range(scaffold.candidates)
+    ]
     return [pick([d[i] for d in draws], prompt) for i, prompt in enumerate(prompts)]
 
 
@@ -62,15 +67,22 @@ def _beams(policy: Policy, prompt: str, n: int) -> list[Generation]:
     ids = tok(prompt, return_tensors="pt", truncation=True, max_length=policy.settings.max_prompt_tokens)
     start = time.perf_counter()
     with torch.no_grad():
-        out = model.generate(**ids, max_new_tokens=policy.settings.max_new_tokens, num_beams=n,
-                             num_return_sequences=n, do_sample=False, early_stopping=True,
-                             pad_token_id=tok.pad_token_id)
+        out = model.generate(
+            **ids,
+            max_new_tokens=policy.settings.max_new_tokens,
+            num_beams=n,
+            num_return_sequences=n,
+            do_sample=False,
+            early_stopping=True,
+            pad_token_id=tok.pad_token_id,
+        )
     latency = (time.perf_counter() - start) * 1000 / n  # one search made them all: its time shared
     width = ids["input_ids"].shape[1]
     result = []
     for row in out:
         completion = row[width:]
         completion = completion[completion != tok.pad_token_id]
-        result.append(Generation(tok.decode(completion, skip_special_tokens=True), int(width),
-                                 int(completion.shape[0]), latency))
+        result.append(
+            Generation(tok.decode(completion, skip_special_tokens=True), int(width), int(completion.shape[0]), latency)
+        )
     return result

@@ -27,8 +27,19 @@ from evals.factory.seeds import SeedProject
 from evals.prompts import answer_for_patch, render_prompt
 from postgame.config import BootstrapSettings
 
-STDLIB_SKIP = {"test", "tests", "idlelib", "lib2to3", "site-packages", "turtledemo", "__pycache__", "ensurepip",
-               "tkinter", "pydoc_data", "encodings"}
+STDLIB_SKIP = {
+    "test",
+    "tests",
+    "idlelib",
+    "lib2to3",
+    "site-packages",
+    "turtledemo",
+    "__pycache__",
+    "ensurepip",
+    "tkinter",
+    "pydoc_data",
+    "encodings",
+}
 STDLIB_REPO = "python/stdlib"
 
 
@@ -72,8 +83,12 @@ def stdlib_files(settings: BootstrapSettings) -> list[SourceFile]:
 
 def seed_files(seeds: list[SeedProject]) -> list[SourceFile]:
     """The seed projects' Python files (package and tests)."""
-    return [SourceFile(s.name, s.repo, path, data.decode()) for s in seeds
-            for path, data in sorted({**s.source, **s.tests}.items()) if path.endswith(".py")]
+    return [
+        SourceFile(s.name, s.repo, path, data.decode())
+        for s in seeds
+        for path, data in sorted({**s.source, **s.tests}.items())
+        if path.endswith(".py")
+    ]
 
 
 def pretraining_corpus(train_seeds: list[SeedProject], settings: BootstrapSettings) -> list[SourceFile]:
@@ -87,11 +102,20 @@ def held_out_bugs(records: list[dict]) -> set[tuple[str, str, str]]:
 
 
 def _statement(function: str, module: str, rng: random.Random) -> str:
-    title = rng.choice([f"`{function}` returns the wrong result", f"Wrong result from `{function}`",
-                        f"Unexpected output from `{function}`"])
-    body = rng.choice([f"`{function}` in `{module}` does not behave as documented.",
-                       f"Calling `{function}` from `{module}` gives a result its tests do not expect.",
-                       f"A test of `{module}` fails in `{function}`."])
+    title = rng.choice(
+        [
+            f"`{function}` returns the wrong result",
+            f"Wrong result from `{function}`",
+            f"Unexpected output from `{function}`",
+        ]
+    )
+    body = rng.choice(
+        [
+            f"`{function}` in `{module}` does not behave as documented.",
+            f"Calling `{function}` from `{module}` gives a result its tests do not expect.",
+            f"A test of `{module}` fails in `{function}`.",
+        ]
+    )
     return f"{title}\n\n{body}\n"
 
 
@@ -104,8 +128,9 @@ def _function_at(tree: ast.Module, line: int) -> str:
     return best
 
 
-def repair_example(file: SourceFile, mut: Mutation, statement: str | None, rng: random.Random,
-                   kind: str = "repair") -> Example | None:
+def repair_example(
+    file: SourceFile, mut: Mutation, statement: str | None, rng: random.Random, kind: str = "repair"
+) -> Example | None:
     """The oracle prompt for `file` with `mut` applied, and the block that restores the original lines."""
     buggy = mut.apply(file.text)
     gold = diff_file(file.path, buggy, file.text)
@@ -116,8 +141,9 @@ def repair_example(file: SourceFile, mut: Mutation, statement: str | None, rng: 
     answer = answer_for_patch(gold, {file.path: buggy})
     if not answer:
         return None
-    return Example(render_prompt(instance, {file.path: buggy}, context="oracle"), answer, kind,
-                   (file.project, file.path, mut.key))
+    return Example(
+        render_prompt(instance, {file.path: buggy}, context="oracle"), answer, kind, (file.project, file.path, mut.key)
+    )
 
 
 def function_mutations(file: SourceFile, rng: random.Random, per_file: int) -> list[Mutation]:
@@ -127,8 +153,11 @@ def function_mutations(file: SourceFile, rng: random.Random, per_file: int) -> l
     tree = ast.parse(file.text)
     data = file.text.encode()
     starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
-    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and (n.end_lineno or n.lineno) - n.lineno <= 60]
+    functions = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and (n.end_lineno or n.lineno) - n.lineno <= 60
+    ]
     rng.shuffle(functions)
     out: list[Mutation] = []
     for fn in functions:
@@ -145,15 +174,28 @@ def function_mutations(file: SourceFile, rng: random.Random, per_file: int) -> l
             continue
         m = found[rng.randrange(len(found))]
         shift = a - len(header.encode())
-        out.append(Mutation(m.operator, file.path, m.start + shift, m.end + shift,
-                            first + m.line - 1 - header.count("\n"), m.original, m.replacement))
+        out.append(
+            Mutation(
+                m.operator,
+                file.path,
+                m.start + shift,
+                m.end + shift,
+                first + m.line - 1 - header.count("\n"),
+                m.original,
+                m.replacement,
+            )
+        )
         if len(out) >= per_file:
             break
     return out
 
 
-def synthetic_repairs(corpus: list[SourceFile], excluded: set[tuple[str, str, str]], settings: BootstrapSettings,
-                      statements: dict[tuple[str, str, str], str] | None = None) -> list[Example]:
+def synthetic_repairs(
+    corpus: list[SourceFile],
+    excluded: set[tuple[str, str, str]],
+    settings: BootstrapSettings,
+    statements: dict[tuple[str, str, str], str] | None = None,
+) -> list[Example]:
     """Repairs of mutants of the corpus: every mutant of the seed projects' modules (but the held-out ones), and up
     to `stdlib_mutations_per_file` per standard library module. `statements` gives real problem statements for
     (project, path, key) where a train instance has one."""
@@ -164,8 +206,7 @@ def synthetic_repairs(corpus: list[SourceFile], excluded: set[tuple[str, str, st
         if file.project == "stdlib":
             muts = function_mutations(file, rng, settings.stdlib_mutations_per_file)
         elif "/" in file.path and not file.path.startswith("tests/"):
-            muts = [m for m in find_mutations(file.text, file.path)
-                    if (file.project, file.path, m.key) not in excluded]
+            muts = [m for m in find_mutations(file.text, file.path) if (file.project, file.path, m.key) not in excluded]
         else:
             continue
         for mut in muts:
@@ -207,8 +248,25 @@ def gold_repairs(records: list[dict], seeds: dict[str, SeedProject]) -> tuple[li
 
 COPY_PROMPT = "Copy these lines exactly:\n```python\n{span}```\n"
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+|==|!=|<=|>=|[-+*/%<>]")
-_SWAPS = {"+": "-", "-": "+", "*": "/", "/": "*", "<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==",
-          "True": "False", "False": "True", "and": "or", "or": "and", "0": "1", "1": "2", "2": "1"}
+_SWAPS = {
+    "+": "-",
+    "-": "+",
+    "*": "/",
+    "/": "*",
+    "<": "<=",
+    "<=": "<",
+    ">": ">=",
+    ">=": ">",
+    "==": "!=",
+    "!=": "==",
+    "True": "False",
+    "False": "True",
+    "and": "or",
+    "or": "and",
+    "0": "1",
+    "1": "2",
+    "2": "1",
+}
 
 
 def _lines(file: SourceFile) -> list[str]:
@@ -221,7 +279,7 @@ def copy_example(file: SourceFile, rng: random.Random) -> Example | None:
     if len(lines) < 8:
         return None
     start = rng.randrange(len(lines) - 6)
-    span = "".join(lines[start: start + rng.randint(1, 6)])
+    span = "".join(lines[start : start + rng.randint(1, 6)])
     if not span.strip():
         return None
     return Example(COPY_PROMPT.format(span=span), span, "copy")
@@ -230,14 +288,18 @@ def copy_example(file: SourceFile, rng: random.Random) -> Example | None:
 def edit_example(file: SourceFile, rng: random.Random) -> Example | None:
     """Copy one line of a function and change one token of it, as an oracle-style SEARCH/REPLACE answer."""
     tree = ast.parse(file.text)
-    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and 3 <= (n.end_lineno or n.lineno) - n.lineno <= 40]
+    functions = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and 3 <= (n.end_lineno or n.lineno) - n.lineno <= 40
+    ]
     if not functions:
         return None
     fn = functions[rng.randrange(len(functions))]
     lines = _lines(file)
-    body = [i for i in range(fn.lineno, fn.end_lineno or fn.lineno) if lines[i].strip()
-            and file.text.count(lines[i]) == 1]
+    body = [
+        i for i in range(fn.lineno, fn.end_lineno or fn.lineno) if lines[i].strip() and file.text.count(lines[i]) == 1
+    ]
     if not body:
         return None
     i = body[rng.randrange(len(body))]
@@ -246,7 +308,7 @@ def edit_example(file: SourceFile, rng: random.Random) -> Example | None:
         return None
     tok = tokens[rng.randrange(len(tokens))]
     new = _SWAPS.get(tok.group(0)) or tok.group(0) + "_"
-    edited = lines[i][: tok.start()] + new + lines[i][tok.end():]
+    edited = lines[i][: tok.start()] + new + lines[i][tok.end() :]
     patch = diff_file(file.path, file.text, file.text.replace(lines[i], edited, 1))
     statement = f"Change `{tok.group(0)}` to `{new}` in the line `{lines[i].strip()}`.\n"
     instance = {"repo": file.repo, "problem_statement": statement, "patch": patch}

@@ -53,8 +53,14 @@ REBUILD_COMMAND = "POSTGAME_HOME=.postgame OMP_NUM_THREADS=2 nice -n 10 python s
 
 # The code that shapes the base; hashed as its syntax tree without docstrings, so a comment or a reworded docstring
 # does not invalidate the shipped checkpoint while any change of behaviour does.
-RECIPE_CODE = ("models/bootstrap.py", "models/base_data.py", "models/policy.py", "evals/prompts.py",
-               "evals/factory/mutate.py", "scripts/build_base.py")
+RECIPE_CODE = (
+    "models/bootstrap.py",
+    "models/base_data.py",
+    "models/policy.py",
+    "evals/prompts.py",
+    "evals/factory/mutate.py",
+    "scripts/build_base.py",
+)
 
 
 def _code_digest(path: Path) -> bytes:
@@ -63,8 +69,13 @@ def _code_digest(path: Path) -> bytes:
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(
-                getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(getattr(body[0], "value", None), ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
     return hashlib.sha256(ast.dump(tree).encode()).digest()
 
@@ -91,11 +102,12 @@ class BaseBuild:
 # ---------------------------------------------------------------------------------------------------------------------
 # Inputs and their hash
 
+
 @dataclass(frozen=True)
 class BaseInputs:
     corpus: list[SourceFile]
     train_seeds: list
-    records: list[dict]   # the factory build's instances (split, mutation, statement): what must stay held out
+    records: list[dict]  # the factory build's instances (split, mutation, statement): what must stay held out
 
     def content_hash(self, policy: PolicySettings) -> str:
         import tokenizers
@@ -105,8 +117,15 @@ class BaseInputs:
         h = hashlib.sha256()
         for f in self.corpus:
             h.update(f"{f.project}\0{f.path}\0".encode() + hashlib.sha256(f.text.encode()).digest())
-        rows = sorted((r["instance_id"], r["split"], r["mutation"]["key"], hashlib.sha256(
-            r["problem_statement"].encode()).hexdigest()) for r in self.records)
+        rows = sorted(
+            (
+                r["instance_id"],
+                r["split"],
+                r["mutation"]["key"],
+                hashlib.sha256(r["problem_statement"].encode()).hexdigest(),
+            )
+            for r in self.records
+        )
         h.update(json.dumps(rows).encode())
         h.update(policy.model_dump_json(exclude={"base_model", "engine", "temperature"}).encode())
         root = Path(__file__).resolve().parent.parent
@@ -124,8 +143,9 @@ def gather_inputs(cfg: Config) -> BaseInputs:
     from evals.factory.splits import train_projects
 
     ensure_built(cfg)
-    seeds = load_seeds(Path(cfg.factory.seeds_dir) if cfg.factory.seeds_dir else default_seeds_dir(),
-                       cfg.factory.projects or None)
+    seeds = load_seeds(
+        Path(cfg.factory.seeds_dir) if cfg.factory.seeds_dir else default_seeds_dir(), cfg.factory.projects or None
+    )
     allowed = set(train_projects([s.name for s in seeds], cfg.factory))
     train_seeds = [s for s in seeds if s.name in allowed]
     return BaseInputs(pretraining_corpus(train_seeds, cfg.policy.bootstrap), train_seeds, load_records(cfg))
@@ -133,6 +153,7 @@ def gather_inputs(cfg: Config) -> BaseInputs:
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Tokenised data
+
 
 @dataclass
 class _Data:
@@ -174,8 +195,10 @@ def _prepare(inputs: BaseInputs, tokenizer, policy: PolicySettings, say: Callabl
             example = None
         if example is not None:
             curriculum.append(example)
-    say(f"data: {len(inputs.corpus)} files, {len(repairs)} synthetic repairs, {len(gold)} gold, "
-        f"{len(curriculum)} copy/edit examples, {len(excluded)} held-out bugs excluded")
+    say(
+        f"data: {len(inputs.corpus)} files, {len(repairs)} synthetic repairs, {len(gold)} gold, "
+        f"{len(curriculum)} copy/edit examples, {len(excluded)} held-out bugs excluded"
+    )
     eos = tokenizer.eos_token_id
 
     def stream(files: list[SourceFile]) -> list[int]:
@@ -183,27 +206,36 @@ def _prepare(inputs: BaseInputs, tokenizer, policy: PolicySettings, say: Callabl
         return [t for row in ids for t in [*row, eos]]
 
     pmax, amax = policy.max_prompt_tokens, policy.max_new_tokens
-    data = _Data(lm_stdlib=stream([f for f in inputs.corpus if f.project == "stdlib"]),
-                 lm_seeds=stream([f for f in inputs.corpus if f.project != "stdlib"]),
-                 curriculum=_encode_examples(tokenizer, curriculum, pmax, amax),
-                 repairs=_encode_examples(tokenizer, repairs, pmax, amax),
-                 gold=_encode_examples(tokenizer, gold, pmax, amax), counts={})
-    data.counts = {"files": len(inputs.corpus), "lm_tokens_stdlib": len(data.lm_stdlib),
-                   "lm_tokens_seeds": len(data.lm_seeds), "curriculum_examples": len(data.curriculum),
-                   "synthetic_repairs": len(data.repairs), "gold_repairs": len(data.gold),
-                   "held_out_bugs_excluded": len(excluded)}
+    data = _Data(
+        lm_stdlib=stream([f for f in inputs.corpus if f.project == "stdlib"]),
+        lm_seeds=stream([f for f in inputs.corpus if f.project != "stdlib"]),
+        curriculum=_encode_examples(tokenizer, curriculum, pmax, amax),
+        repairs=_encode_examples(tokenizer, repairs, pmax, amax),
+        gold=_encode_examples(tokenizer, gold, pmax, amax),
+        counts={},
+    )
+    data.counts = {
+        "files": len(inputs.corpus),
+        "lm_tokens_stdlib": len(data.lm_stdlib),
+        "lm_tokens_seeds": len(data.lm_seeds),
+        "curriculum_examples": len(data.curriculum),
+        "synthetic_repairs": len(data.repairs),
+        "gold_repairs": len(data.gold),
+        "held_out_bugs_excluded": len(excluded),
+    }
     return data
 
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Batches
 
+
 def _lm_batch(data: _Data, s, rng: random.Random, pad: int):
     rows = []
     for _ in range(s.batch_size):
         source = data.lm_seeds if (rng.random() < s.seed_code_share or not data.lm_stdlib) else data.lm_stdlib
         start = rng.randrange(max(1, len(source) - s.seq_len))
-        chunk = source[start:start + s.seq_len]
+        chunk = source[start : start + s.seq_len]
         rows.append((chunk, chunk))
     return _collate(rows, pad, shift_all=True)
 
@@ -229,9 +261,9 @@ def _collate(rows, pad: int, shift_all: bool = False):
     mask = torch.zeros((len(seqs), width), dtype=torch.long)
     lab = torch.full((len(seqs), width), -100, dtype=torch.long)
     for i, (x, y) in enumerate(zip(seqs, labels)):
-        ids[i, :len(x)] = torch.tensor(x)
-        mask[i, :len(x)] = 1
-        lab[i, :len(y)] = torch.tensor(y)
+        ids[i, : len(x)] = torch.tensor(x)
+        mask[i, : len(x)] = 1
+        lab[i, : len(y)] = torch.tensor(y)
     return ids, mask, lab
 
 
@@ -252,9 +284,16 @@ def _stage_batches(data: _Data, s, stage: str, rng: random.Random, pad: int):
 # ---------------------------------------------------------------------------------------------------------------------
 # The recipe
 
-def build_base(cfg: Config, out_dir: Path, *, inputs: BaseInputs | None = None,
-               say: Callable[[str], None] = lambda msg: None, snapshots: Path | None = None,
-               snapshot_every: int = 0) -> BaseBuild:
+
+def build_base(
+    cfg: Config,
+    out_dir: Path,
+    *,
+    inputs: BaseInputs | None = None,
+    say: Callable[[str], None] = lambda msg: None,
+    snapshots: Path | None = None,
+    snapshot_every: int = 0,
+) -> BaseBuild:
     """Pre-train the base into `out_dir` (see the module docstring) and write its manifest. With `snapshots`, the
     model is also saved there (`step-NNNNN/`) at the end of each stage and every `snapshot_every` steps, to measure
     the recipe along the way; snapshots change nothing in the result."""
@@ -273,13 +312,21 @@ def build_base(cfg: Config, out_dir: Path, *, inputs: BaseInputs | None = None,
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     params = sum(p.numel() for p in model.parameters())
-    say(f"model: {params / 1e6:.2f}M parameters; stages lm {s.lm_steps}, curriculum {s.curriculum_steps}, "
-        f"repair {s.repair_steps} steps of {s.batch_size}")
+    say(
+        f"model: {params / 1e6:.2f}M parameters; stages lm {s.lm_steps}, curriculum {s.curriculum_steps}, "
+        f"repair {s.repair_steps} steps of {s.batch_size}"
+    )
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=s.learning_rate, weight_decay=0.01, betas=(0.9, 0.98))
     total = s.lm_steps + s.curriculum_steps + s.repair_steps
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / max(1, s.warmup_steps))
-                                                 * 0.5 * (1 + math.cos(math.pi * min(step, total) / max(1, total))))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer,
+        lambda step: (
+            min(1.0, (step + 1) / max(1, s.warmup_steps))
+            * 0.5
+            * (1 + math.cos(math.pi * min(step, total) / max(1, total)))
+        ),
+    )
     rng = random.Random(f"batches:{s.seed}")
     losses: dict[str, list[float]] = {}
     model.train()
@@ -290,8 +337,9 @@ def build_base(cfg: Config, out_dir: Path, *, inputs: BaseInputs | None = None,
             ids, mask, labels = _stage_batches(data, s, stage, rng, tokenizer.pad_token_id)
             with torch.autocast("cpu", dtype=torch.bfloat16):
                 logits = model(input_ids=ids, attention_mask=mask).logits
-            loss = torch.nn.functional.cross_entropy(logits[:, :-1].float().reshape(-1, logits.shape[-1]),
-                                                     labels[:, 1:].reshape(-1), ignore_index=-100)
+            loss = torch.nn.functional.cross_entropy(
+                logits[:, :-1].float().reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1), ignore_index=-100
+            )
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -301,8 +349,10 @@ def build_base(cfg: Config, out_dir: Path, *, inputs: BaseInputs | None = None,
             step += 1
             if (n + 1) % 25 == 0 or n + 1 == steps:
                 curve.append(round(sum(running) / len(running), 4))
-                say(f"{stage} step {n + 1}/{steps} (total {step}/{total}): loss {curve[-1]:.3f}, "
-                    f"{time.monotonic() - started:.0f}s")
+                say(
+                    f"{stage} step {n + 1}/{steps} (total {step}/{total}): loss {curve[-1]:.3f}, "
+                    f"{time.monotonic() - started:.0f}s"
+                )
                 running = []
             if snapshots is not None and (n + 1 == steps or (snapshot_every and step % snapshot_every == 0)):
                 model.save_pretrained(snapshots / f"step-{step:05d}")
@@ -313,10 +363,16 @@ def build_base(cfg: Config, out_dir: Path, *, inputs: BaseInputs | None = None,
     model.save_pretrained(out_dir)
     tokenizer.save_pretrained(out_dir)
     weights = out_dir / WEIGHTS
-    build = BaseBuild(content_hash=content_hash, sha256=hashlib.sha256(weights.read_bytes()).hexdigest(),
-                      params=params, bytes=weights.stat().st_size, seconds=round(time.monotonic() - started, 1),
-                      data=data.counts, losses=losses,
-                      settings=policy.model_dump(mode="json", exclude={"base_model", "engine"}))
+    build = BaseBuild(
+        content_hash=content_hash,
+        sha256=hashlib.sha256(weights.read_bytes()).hexdigest(),
+        params=params,
+        bytes=weights.stat().st_size,
+        seconds=round(time.monotonic() - started, 1),
+        data=data.counts,
+        losses=losses,
+        settings=policy.model_dump(mode="json", exclude={"base_model", "engine"}),
+    )
     (out_dir / MANIFEST).write_text(json.dumps(asdict(build), indent=2, sort_keys=True) + "\n")
     return build
 
@@ -324,12 +380,18 @@ def build_base(cfg: Config, out_dir: Path, *, inputs: BaseInputs | None = None,
 def _format_texts() -> list[str]:
     from evals import prompts
 
-    return [prompts.PROMPT_TEMPLATE, prompts.ANSWER_FORMAT, prompts.ORACLE_TEMPLATE, prompts.ORACLE_ANSWER_FORMAT,
-            "<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n" * 50]
+    return [
+        prompts.PROMPT_TEMPLATE,
+        prompts.ANSWER_FORMAT,
+        prompts.ORACLE_TEMPLATE,
+        prompts.ORACLE_ANSWER_FORMAT,
+        "<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n" * 50,
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
 # The shipped base, the cache, verification
+
 
 def read_manifest(path: Path) -> dict:
     return json.loads((Path(path) / MANIFEST).read_text())
@@ -347,14 +409,15 @@ def verify_base(path: Path) -> dict:
 @dataclass(frozen=True)
 class BaseResult:
     path: str
-    source: str            # shipped | cache | built
+    source: str  # shipped | cache | built
     content_hash: str
     sha256: str
-    matches_shipped: bool | None   # for a build: are its weights the shipped ones, bit for bit?
+    matches_shipped: bool | None  # for a build: are its weights the shipped ones, bit for bit?
 
 
-def ensure_base(cfg: Config, *, from_scratch: bool = False,
-                say: Callable[[str], None] = lambda msg: None) -> BaseResult:
+def ensure_base(
+    cfg: Config, *, from_scratch: bool = False, say: Callable[[str], None] = lambda msg: None
+) -> BaseResult:
     """The base for this config: the shipped one when its content hash matches, else one cached under home, else
     built there. `from_scratch` always builds (into home) and reports whether it reproduced the shipped weights."""
     inputs = gather_inputs(cfg)
@@ -368,8 +431,10 @@ def ensure_base(cfg: Config, *, from_scratch: bool = False,
         manifest = verify_base(cached)
         return BaseResult(str(cached), "cache", content_hash, manifest["sha256"], None)
     if shipped and shipped["content_hash"] != content_hash:
-        say(f"the shipped base was built from other inputs ({shipped['content_hash'][:12]} != {content_hash[:12]}): "
-            "building this config's base")
+        say(
+            f"the shipped base was built from other inputs ({shipped['content_hash'][:12]} != {content_hash[:12]}): "
+            "building this config's base"
+        )
     partial = cached.with_name(cached.name + ".partial")
     build = build_base(cfg, partial, inputs=inputs, say=say)
     import shutil
@@ -393,8 +458,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--snapshot-every", type=int, default=0, help="Steps between snapshots (0 = stage ends).")
     args = parser.parse_args(argv)
     cfg = load_config(args.config)
-    build = build_base(cfg, Path(args.out), say=lambda msg: print(msg, file=sys.stderr, flush=True),
-                       snapshots=Path(args.snapshots) if args.snapshots else None, snapshot_every=args.snapshot_every)
-    print(json.dumps({"out": args.out, "sha256": build.sha256, "content_hash": build.content_hash,
-                      "params": build.params, "bytes": build.bytes, "seconds": build.seconds}, indent=2))
+    build = build_base(
+        cfg,
+        Path(args.out),
+        say=lambda msg: print(msg, file=sys.stderr, flush=True),
+        snapshots=Path(args.snapshots) if args.snapshots else None,
+        snapshot_every=args.snapshot_every,
+    )
+    print(
+        json.dumps(
+            {
+                "out": args.out,
+                "sha256": build.sha256,
+                "content_hash": build.content_hash,
+                "params": build.params,
+                "bytes": build.bytes,
+                "seconds": build.seconds,
+            },
+            indent=2,
+        )
+    )
     return 0

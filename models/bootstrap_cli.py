@@ -34,12 +34,16 @@ from postgame import runtime
 SPLITS = ("indomain", "eval", "holdout")
 
 
-def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="Rebuild the base even when the "
-                                                                             "shipped one matches (~50 min)."),
-              k: int = typer.Option(4, "--k", min=1, help="Sampled completions per task for pass@k (1 = greedy only)."),
-              limit: int = typer.Option(0, "--limit", min=0, help="Score only the first N tasks of each split (0 = all)."),
-              as_json: bool = typer.Option(False, "--json", help="One JSON object: run id, model URI, metrics with "
-                                                                 "their baselines, cost.")) -> None:
+def bootstrap(
+    from_scratch: bool = typer.Option(
+        False, "--from-scratch", help="Rebuild the base even when the shipped one matches (~50 min)."
+    ),
+    k: int = typer.Option(4, "--k", min=1, help="Sampled completions per task for pass@k (1 = greedy only)."),
+    limit: int = typer.Option(0, "--limit", min=0, help="Score only the first N tasks of each split (0 = all)."),
+    as_json: bool = typer.Option(
+        False, "--json", help="One JSON object: run id, model URI, metrics with their baselines, cost."
+    ),
+) -> None:
     """Build or load the base policy, measure it, register it as the champion."""
     import mlflow
 
@@ -62,17 +66,29 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
             manifest = verify_base(SHIPPED_BASE)
             here = gather_inputs(cfg).content_hash(cfg.policy)
             if here != manifest["content_hash"]:
-                say(f"note: the shipped base was built from inputs with content hash {manifest['content_hash'][:12]}; "
-                    f"this machine's corpus and config hash to {here[:12]} (`--from-scratch` builds that one)")
-            base = BaseResult(str(SHIPPED_BASE), "shipped", manifest["content_hash"], manifest["sha256"],
-                              here == manifest["content_hash"])
+                say(
+                    f"note: the shipped base was built from inputs with content hash {manifest['content_hash'][:12]}; "
+                    f"this machine's corpus and config hash to {here[:12]} (`--from-scratch` builds that one)"
+                )
+            base = BaseResult(
+                str(SHIPPED_BASE),
+                "shipped",
+                manifest["content_hash"],
+                manifest["sha256"],
+                here == manifest["content_hash"],
+            )
         else:
             base = ensure_base(cfg, from_scratch=from_scratch, say=say)
         if not cfg.policy.base_model:
-            path, source, content_hash, sha, same = (Path(base.path), base.source, base.content_hash, base.sha256,
-                                                     base.matches_shipped)
+            path, source, content_hash, sha, same = (
+                Path(base.path),
+                base.source,
+                base.content_hash,
+                base.sha256,
+                base.matches_shipped,
+            )
         say(f"base: {path} ({source})")
-        tasks = {split: len(load_records(cfg, split)[:limit or None]) for split in SPLITS}
+        tasks = {split: len(load_records(cfg, split)[: limit or None]) for split in SPLITS}
         promotion = {split: len(records) for split, records in graded_sets(cfg)[1].items()}
         say(plan_line(tasks, k, promotion))
         policy = Policy(path, name=cfg.tracking.registered_model, version="base", settings=cfg.policy)
@@ -83,33 +99,63 @@ def bootstrap(from_scratch: bool = typer.Option(False, "--from-scratch", help="R
             scores = {}
             for split in SPLITS:
                 with progress_bar(split, tasks[split] * gradings_per_task(k), enabled=not as_json) as tell:
-                    scores[split] = measure_split(cfg, policy, split, k=k, out_dir=out_dir, limit=limit or None,
-                                                  seed=cfg.policy.seed, progress=tell)
+                    scores[split] = measure_split(
+                        cfg,
+                        policy,
+                        split,
+                        k=k,
+                        out_dir=out_dir,
+                        limit=limit or None,
+                        seed=cfg.policy.seed,
+                        progress=tell,
+                    )
                 say(scores[split].line())
             with progress_bar("promotion sets", sum(promotion.values()), enabled=not as_json) as tell:
-                decide, promotion_sets = score_sets(cfg, policy, run.info.run_id, out_dir / "promotion-sets",
-                                                    progress=tell)
+                decide, promotion_sets = score_sets(
+                    cfg, policy, run.info.run_id, out_dir / "promotion-sets", progress=tell
+                )
             gate = {split: _metric(s, cfg.promote.metric) for split, s in promotion_sets.items()}
-            metrics = {f"{split}.{key}": value for split, s in scores.items()
-                       for key, value in asdict(s).items() if isinstance(value, (int, float)) and value is not None}
+            metrics = {
+                f"{split}.{key}": value
+                for split, s in scores.items()
+                for key, value in asdict(s).items()
+                if isinstance(value, (int, float)) and value is not None
+            }
             metrics |= {f"eval.{split}.{cfg.promote.metric}": value for split, value in gate.items()}
             mlflow.log_metrics(metrics)
             mlflow.log_params({"base.source": source, "base.content_hash": content_hash, "base.sha256": sha, "k": k})
             manifest = path / "manifest.json"
             if manifest.exists():
                 mlflow.log_dict(read_manifest(path), "base_manifest.json")
-        tags = {"base.content_hash": content_hash, "base.sha256": sha, "eval.split": decide,
-                "eval.set_sha256": promotion_sets[decide].cache_key, f"eval.{cfg.promote.metric}": f"{gate[decide]:.6f}",
-                "eval.errors": str(promotion_sets[decide].errors),
-                **{f"bootstrap.{key}": f"{value:.6f}" for key, value in metrics.items()}}
+        tags = {
+            "base.content_hash": content_hash,
+            "base.sha256": sha,
+            "eval.split": decide,
+            "eval.set_sha256": promotion_sets[decide].cache_key,
+            f"eval.{cfg.promote.metric}": f"{gate[decide]:.6f}",
+            "eval.errors": str(promotion_sets[decide].errors),
+            **{f"bootstrap.{key}": f"{value:.6f}" for key, value in metrics.items()},
+        }
         version, made_champion = registry.register_base(cfg, path, run_id=run.info.run_id, tags=tags)
         champion = registry.champion_version(cfg)
-    result = {"run_id": run.info.run_id, "model_uri": version.uri, "version": version.version,
-              "champion": made_champion, "base": {"path": str(path), "source": source, "content_hash": content_hash,
-                                                  "sha256": sha, "matches_shipped": same},
-              "metrics": {split: s.to_dict() for split, s in scores.items()},
-              "promotion_sets": {split: {cfg.promote.metric: value, "instances": promotion_sets[split].n}
-                                 for split, value in gate.items()}, "cost": {"seconds": round(time.monotonic() - started, 1)}}
+    result = {
+        "run_id": run.info.run_id,
+        "model_uri": version.uri,
+        "version": version.version,
+        "champion": made_champion,
+        "base": {
+            "path": str(path),
+            "source": source,
+            "content_hash": content_hash,
+            "sha256": sha,
+            "matches_shipped": same,
+        },
+        "metrics": {split: s.to_dict() for split, s in scores.items()},
+        "promotion_sets": {
+            split: {cfg.promote.metric: value, "instances": promotion_sets[split].n} for split, value in gate.items()
+        },
+        "cost": {"seconds": round(time.monotonic() - started, 1)},
+    }
     if as_json:
         typer.echo(json.dumps(result, indent=2, sort_keys=True, default=str))
         return
@@ -127,8 +173,10 @@ def plan_line(tasks: Mapping[str, int], k: int, promotion: Mapping[str, int]) ->
     splits = ", ".join(f"{split} {n} task{'' if n == 1 else 's'} x {each}" for split, n in tasks.items())
     sets = ", ".join(f"{split} {n}" for split, n in promotion.items())
     total = each * sum(tasks.values()) + sum(promotion.values())
-    return (f"grading {total} patches: {splits} ({what}), then the promotion sets once ({sets}); "
-            f"--limit N (tasks per split) and --k K (samples per task) make it shorter")
+    return (
+        f"grading {total} patches: {splits} ({what}), then the promotion sets once ({sets}); "
+        f"--limit N (tasks per split) and --k K (samples per task) make it shorter"
+    )
 
 
 def _metric(scores, metric: str) -> float:

@@ -28,10 +28,10 @@ class CheckpointError(RuntimeError):
 
 @dataclass(frozen=True)
 class Manifest:
-    step: int                                   # optimizer steps done
-    examples_consumed: int                      # position in the data order (rows of the plan trained on)
-    plan_sha256: str                            # which data order (sha256 of the plan's example ids)
-    seen: list[list[str]]                       # the example ids of each step, in order
+    step: int  # optimizer steps done
+    examples_consumed: int  # position in the data order (rows of the plan trained on)
+    plan_sha256: str  # which data order (sha256 of the plan's example ids)
+    seen: list[list[str]]  # the example ids of each step, in order
     usage: dict[str, float] = field(default_factory=dict)  # compute spent up to this checkpoint
 
     def to_json(self) -> str:

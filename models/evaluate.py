@@ -34,6 +34,7 @@ log = logging.getLogger("postgame.evaluate")
 
 # --- what is graded ------------------------------------------------------------------------------------------------
 
+
 def stratified(records: list[dict], n: int, *, seed: int, split: str) -> list[dict]:
     """Up to n records, one project at a time in turn (projects sorted, each project's records in a seeded order that
     depends on neither the input order nor the other projects); returned sorted by instance id."""
@@ -57,8 +58,10 @@ def deciding_split(wanted: str, fallback: str, available: set[str]) -> tuple[str
     """The split that decides, and a note when it is the fallback."""
     if wanted in available:
         return wanted, None
-    return fallback, (f"promote.decide_split {wanted!r} is not in this task catalog (splits: {sorted(available)}); "
-                      f"deciding on {fallback!r} instead")
+    return fallback, (
+        f"promote.decide_split {wanted!r} is not in this task catalog (splits: {sorted(available)}); "
+        f"deciding on {fallback!r} instead"
+    )
 
 
 def graded_sets(cfg: Config) -> tuple[str, dict[str, list[dict]], list[str]]:
@@ -72,8 +75,9 @@ def graded_sets(cfg: Config) -> tuple[str, dict[str, list[dict]], list[str]]:
     if note:
         log.warning(note)
     p = cfg.promote
-    sets = {decide: stratified([r for r in records if r["split"] == decide], p.eval_instances, seed=p.seed,
-                               split=decide)}
+    sets = {
+        decide: stratified([r for r in records if r["split"] == decide], p.eval_instances, seed=p.seed, split=decide)
+    }
     for split in p.guard_splits:
         if split == decide:
             continue
@@ -81,8 +85,9 @@ def graded_sets(cfg: Config) -> tuple[str, dict[str, list[dict]], list[str]]:
             notes.append(f"guard split {split!r} is not in this task catalog: not graded")
             log.warning(notes[-1])
             continue
-        sets[split] = stratified([r for r in records if r["split"] == split], p.guard_instances, seed=p.seed,
-                                 split=split)
+        sets[split] = stratified(
+            [r for r in records if r["split"] == split], p.guard_instances, seed=p.seed, split=split
+        )
     return decide, sets, notes
 
 
@@ -95,8 +100,11 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
     payload = {
         "split": split,
         "instances": [[r["instance_id"], r.get("base_commit", ""), r.get("environment_sha256", "")] for r in records],
-        "decoding": {"greedy": True, **cfg.policy.model_dump(mode="json", exclude={"base_model"}),
-                     "scaffold": cfg.scaffold.model_dump(mode="json")},
+        "decoding": {
+            "greedy": True,
+            **cfg.policy.model_dump(mode="json", exclude={"base_model"}),
+            "scaffold": cfg.scaffold.model_dump(mode="json"),
+        },
         "prompt": hashlib.sha256((prompts.PROMPT_TEMPLATE + prompts.ANSWER_FORMAT).encode()).hexdigest(),
         "harness": cfg.eval.model_dump(mode="json", exclude=_KEY_EXCLUDE),
     }
@@ -109,40 +117,64 @@ def _instances(cfg: Config, records: list[dict]):
     from evals.factory.instances import environment_path
     from evals.harness.instance import Instance
 
-    return [Instance.model_validate({**r, "environment_uri": r["environment"],
-                                     "environment": str(environment_path(cfg, r["environment_sha256"]))})
-            for r in records]
+    return [
+        Instance.model_validate(
+            {
+                **r,
+                "environment_uri": r["environment"],
+                "environment": str(environment_path(cfg, r["environment_sha256"])),
+            }
+        )
+        for r in records
+    ]
 
 
 # --- grading -------------------------------------------------------------------------------------------------------
+
 
 def outcome_of(result, project: str) -> InstanceOutcome:
     """A harness GradeResult as the gate sees it."""
     error = result.status == "error"
     p2p = (result.tests_status or {}).get("PASS_TO_PASS", {})
     broken = bool(result.patch_applied and not error and p2p.get("failure"))
-    return InstanceOutcome(instance_id=result.instance_id, project=project, resolved=bool(result.resolved),
-                           error=error, p2p_broken=broken, reward=result.reward)
+    return InstanceOutcome(
+        instance_id=result.instance_id,
+        project=project,
+        resolved=bool(result.resolved),
+        error=error,
+        p2p_broken=broken,
+        reward=result.reward,
+    )
 
 
-def grade_predictions(settings, instances: list, predictions: list, out_dir: Path, *, repos_dir: Path | None = None,
-                      mapper: Mapper | None = None):
+def grade_predictions(
+    settings,
+    instances: list,
+    predictions: list,
+    out_dir: Path,
+    *,
+    repos_dir: Path | None = None,
+    mapper: Mapper | None = None,
+):
     """The harness's `RunReport` on `predictions`: one unit of work per instance through `mapper` (the `runner:`
     engine: serial, threads, local processes or a Dask cluster; `evals.harness.fanout`), or without one the
     harness's own thread pool (`eval.workers`). Both write the same reports and grade alike."""
     if mapper is None:
         from evals.harness import run_evaluation
 
-        return run_evaluation(instances, predictions, repos_dir=repos_dir, out_dir=out_dir, settings=settings,
-                              progress=False)
+        return run_evaluation(
+            instances, predictions, repos_dir=repos_dir, out_dir=out_dir, settings=settings, progress=False
+        )
     from evals.harness.fanout import evaluate_instances
 
-    return evaluate_instances(instances, predictions, repos_dir=repos_dir, out_dir=out_dir, settings=settings,
-                              mapper=mapper)
+    return evaluate_instances(
+        instances, predictions, repos_dir=repos_dir, out_dir=out_dir, settings=settings, mapper=mapper
+    )
 
 
-def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, split: str, key: str,
-                 mapper: Mapper | None = None) -> SplitScores:
+def score_policy(
+    cfg: Config, policy, records: list[dict], out_dir: Path, *, split: str, key: str, mapper: Mapper | None = None
+) -> SplitScores:
     """One greedy answer per instance, graded by the harness (through `mapper` when given, see
     `grade_predictions`); the report is written under out_dir."""
     from evals.factory.instances import prompt_for
@@ -157,17 +189,27 @@ def score_policy(cfg: Config, policy, records: list[dict], out_dir: Path, *, spl
         outcomes = _episode_outcomes(cfg, policy, instances, records, out_dir, mapper)
         return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
     generations = submit(policy, [prompt_for(cfg, inst) for inst in instances], cfg.scaffold, greedy=True)
-    predictions = [Prediction(instance_id=inst.instance_id, model_name_or_path=f"{policy.name}@{policy.version}",
-                              model_patch=extract_patch(gen.text)) for inst, gen in zip(instances, generations)]
+    predictions = [
+        Prediction(
+            instance_id=inst.instance_id,
+            model_name_or_path=f"{policy.name}@{policy.version}",
+            model_patch=extract_patch(gen.text),
+        )
+        for inst, gen in zip(instances, generations)
+    ]
     report = grade_predictions(cfg.eval, instances, predictions, out_dir, mapper=mapper)
     projects = {r["instance_id"]: r["repo"] for r in records}
-    outcomes = tuple(outcome_of(report.results[i.instance_id], projects[i.instance_id]) for i in instances
-                     if i.instance_id in report.results)
+    outcomes = tuple(
+        outcome_of(report.results[i.instance_id], projects[i.instance_id])
+        for i in instances
+        if i.instance_id in report.results
+    )
     return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
 
 
-def _episode_outcomes(cfg: Config, policy, instances: list, records: list[dict], out_dir: Path,
-                      mapper: Mapper | None) -> tuple[InstanceOutcome, ...]:
+def _episode_outcomes(
+    cfg: Config, policy, instances: list, records: list[dict], out_dir: Path, mapper: Mapper | None
+) -> tuple[InstanceOutcome, ...]:
     """One greedy episode per instance in the agent environment (first observation: the same oracle prompt a
     single answer gets), each submitted diff graded by the harness; trajectories under out_dir."""
     from evals.agent.batch import run_episodes
@@ -175,23 +217,47 @@ def _episode_outcomes(cfg: Config, policy, instances: list, records: list[dict],
     from models.agent import policy_factory
 
     factory = policy_factory(cfg, policy.path, f"{policy.name}@{policy.version}", greedy=True)
-    report = run_episodes(instances, factory, agent=cfg.agent, harness=cfg.eval, repos_dir=None, out_dir=out_dir,
-                          runner=cfg.runner, contexts={i.instance_id: prompt_for(cfg, i) for i in instances},
-                          mapper=mapper)
+    report = run_episodes(
+        instances,
+        factory,
+        agent=cfg.agent,
+        harness=cfg.eval,
+        repos_dir=None,
+        out_dir=out_dir,
+        runner=cfg.runner,
+        contexts={i.instance_id: prompt_for(cfg, i) for i in instances},
+        mapper=mapper,
+    )
     projects = {r["instance_id"]: r["repo"] for r in records}
     out = []
     for iid, ep in report.instances.items():
         error = ep["outcome"] == "infra_error"
-        out.append(InstanceOutcome(instance_id=iid, project=projects[iid], resolved=bool(ep["resolved"]), error=error,
-                                   p2p_broken=bool(ep["p2p_broken"]) and not error, reward=ep["reward"],
-                                   outcome=ep["outcome"], turns=int(ep["turns"])))
+        out.append(
+            InstanceOutcome(
+                instance_id=iid,
+                project=projects[iid],
+                resolved=bool(ep["resolved"]),
+                error=error,
+                p2p_broken=bool(ep["p2p_broken"]) and not error,
+                reward=ep["reward"],
+                outcome=ep["outcome"],
+                turns=int(ep["turns"]),
+            )
+        )
     return tuple(out)
 
 
-def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str, str], out_dir: Path,
-               run_id: str, stored: dict[str, SplitScores] | None = None,
-               mapper: Mapper | None = None,
-               progress: Callable[[str, int], None] | None = None) -> dict[str, SplitScores]:
+def _grade_all(
+    cfg: Config,
+    policy,
+    sets: dict[str, list[dict]],
+    keys: dict[str, str],
+    out_dir: Path,
+    run_id: str,
+    stored: dict[str, SplitScores] | None = None,
+    mapper: Mapper | None = None,
+    progress: Callable[[str, int], None] | None = None,
+) -> dict[str, SplitScores]:
     from models import registry
 
     scores = {}
@@ -202,8 +268,9 @@ def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str,
         else:
             if progress:
                 progress(f"answering and grading {split}", 0)
-            scores[split] = score_policy(cfg, policy, records, out_dir / split, split=split, key=keys[split],
-                                         mapper=mapper)
+            scores[split] = score_policy(
+                cfg, policy, records, out_dir / split, split=split, key=keys[split], mapper=mapper
+            )
             if run_id:
                 registry.store_scores(cfg, run_id, scores[split])
         if progress:
@@ -211,8 +278,9 @@ def _grade_all(cfg: Config, policy, sets: dict[str, list[dict]], keys: dict[str,
     return scores
 
 
-def score_sets(cfg: Config, policy, run_id: str, out_dir: Path,
-               progress: Callable[[str, int], None] | None = None) -> tuple[str, dict[str, SplitScores]]:
+def score_sets(
+    cfg: Config, policy, run_id: str, out_dir: Path, progress: Callable[[str, int], None] | None = None
+) -> tuple[str, dict[str, SplitScores]]:
     """The deciding split and `policy`'s scores on every set promotion grades, stored in `run_id` so that a cycle
     whose champion this policy becomes reuses them instead of grading it again (`postgame bootstrap`).
     `progress(text, graded)`: told what starts next and how many instances were just graded."""
@@ -221,8 +289,9 @@ def score_sets(cfg: Config, policy, run_id: str, out_dir: Path,
     return decide, _grade_all(cfg, policy, sets, keys, out_dir, run_id, progress=progress)
 
 
-def evaluate_policy(cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_version: str | None = None,
-                    mapper: Mapper | None = None) -> Evaluation:
+def evaluate_policy(
+    cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_version: str | None = None, mapper: Mapper | None = None
+) -> Evaluation:
     """Grade `policy` (logged in `run_id`) and the champion on the same sets; keep both as artifacts of run_id.
     `mapper`: where each instance is graded (`grade_predictions`)."""
     from models import registry
@@ -238,16 +307,26 @@ def evaluate_policy(cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_
     if champion is not None and champion.version != exclude_version:
         stored = {s: hit for s in sets if (hit := registry.load_scores(cfg, champion.run_id, keys[s])) is not None}
         if len(stored) < len(sets):
-            champ_policy = Policy(registry.download_version(cfg, champion.version), name=champion.name,
-                                  version=champion.version, settings=cfg.policy)
+            champ_policy = Policy(
+                registry.download_version(cfg, champion.version),
+                name=champion.name,
+                version=champion.version,
+                settings=cfg.policy,
+            )
         else:
             champ_policy = None
         champ = _grade_all(cfg, champ_policy, sets, keys, out_dir / "champion", champion.run_id, stored, mapper)
     spent = sum(s.cpu_seconds for s in cand.values() if s.split not in stored_own)
-    evaluation = Evaluation(decide_split=decide, candidate_splits=cand, champion_splits=champ,
-                            champion_version=champion.version if champ is not None and champion else None,
-                            cpu_seconds=spent, report_path=str(out_dir / "candidate" / decide / "report.json"),
-                            metric_name=cfg.promote.metric, notes=tuple(notes))
+    evaluation = Evaluation(
+        decide_split=decide,
+        candidate_splits=cand,
+        champion_splits=champ,
+        champion_version=champion.version if champ is not None and champion else None,
+        cpu_seconds=spent,
+        report_path=str(out_dir / "candidate" / decide / "report.json"),
+        metric_name=cfg.promote.metric,
+        notes=tuple(notes),
+    )
     registry.log_evaluation(cfg, run_id, evaluation)
     report = Path(evaluation.report_path)
     if run_id and report.is_file():  # the deciding split's harness report, pinned by hash (lineage)
@@ -262,10 +341,13 @@ def evaluate_candidate(cfg: Config, candidate, mapper: Mapper | None = None) -> 
     `runner:` engine the Prefect task opened (`tasks/evaluate.py`), None for the harness's thread pool."""
     from models.policy import Policy
 
-    policy = Policy(Path(candidate.model_dir), name=cfg.tracking.registered_model, version=f"run-{candidate.run_id}",
-                    settings=cfg.policy)
-    return evaluate_policy(cfg, policy, candidate.run_id, cfg.home / "runs" / candidate.run_id / "eval",
-                           mapper=mapper)
+    policy = Policy(
+        Path(candidate.model_dir),
+        name=cfg.tracking.registered_model,
+        version=f"run-{candidate.run_id}",
+        settings=cfg.policy,
+    )
+    return evaluate_policy(cfg, policy, candidate.run_id, cfg.home / "runs" / candidate.run_id / "eval", mapper=mapper)
 
 
 def evaluate_version(cfg: Config, version: str) -> Evaluation:
@@ -274,7 +356,9 @@ def evaluate_version(cfg: Config, version: str) -> Evaluation:
     from models.policy import Policy
 
     info = registry.get_version(cfg, version)
-    policy = Policy(registry.download_version(cfg, info.version), name=info.name, version=info.version,
-                    settings=cfg.policy)
-    return evaluate_policy(cfg, policy, info.run_id, cfg.home / "runs" / info.run_id / "eval",
-                           exclude_version=info.version)
+    policy = Policy(
+        registry.download_version(cfg, info.version), name=info.name, version=info.version, settings=cfg.policy
+    )
+    return evaluate_policy(
+        cfg, policy, info.run_id, cfg.home / "runs" / info.run_id / "eval", exclude_version=info.version
+    )

@@ -32,13 +32,15 @@ class SplitScores:
     pass_at_k: float | None
     empty: float
     random_edit: float
-    well_formed: float     # share of greedy completions that hold a patch the harness can try
-    errors: int            # infrastructure errors over every grading of this split
+    well_formed: float  # share of greedy completions that hold a patch the harness can try
+    errors: int  # infrastructure errors over every grading of this split
 
     def line(self) -> str:
         at_k = f"pass@{self.k} {self.pass_at_k:6.1%}" if self.pass_at_k is not None else ""
-        return (f"{self.split:9s} n={self.instances:<4d} pass@1 {self.pass_at_1:6.1%}  {at_k}  empty {self.empty:5.1%}  "
-                f"random-edit {self.random_edit:5.1%}  well-formed {self.well_formed:5.1%}  errors {self.errors}")
+        return (
+            f"{self.split:9s} n={self.instances:<4d} pass@1 {self.pass_at_1:6.1%}  {at_k}  empty {self.empty:5.1%}  "
+            f"random-edit {self.random_edit:5.1%}  well-formed {self.well_formed:5.1%}  errors {self.errors}"
+        )
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -69,8 +71,17 @@ def gradings_per_task(k: int) -> int:
     return 1 + (k if k > 1 else 0) + 2
 
 
-def measure_split(cfg: Config, policy, split: str, *, k: int, out_dir: Path, limit: int | None = None,
-                  seed: int = 0, progress: Callable[[str, int], None] | None = None) -> SplitScores:
+def measure_split(
+    cfg: Config,
+    policy,
+    split: str,
+    *,
+    k: int,
+    out_dir: Path,
+    limit: int | None = None,
+    seed: int = 0,
+    progress: Callable[[str, int], None] | None = None,
+) -> SplitScores:
     """Score `policy` (a models.policy.Policy) on `split` of the current task catalog (first `limit` by id).
     `progress(text, graded)` is told what starts next, and how many patches were just graded (`gradings_per_task`
     per task in all)."""
@@ -91,10 +102,19 @@ def measure_split(cfg: Config, policy, split: str, *, k: int, out_dir: Path, lim
     def grade(tag: str, patches: list[str]) -> set[str]:
         nonlocal errors
         tell(f"grading {tag}", 0)
-        predictions = [Prediction(instance_id=i.instance_id, model_name_or_path=name, model_patch=p)
-                       for i, p in zip(instances, patches)]
-        report = run_evaluation(instances, predictions, repos_dir=None, out_dir=out_dir / split / tag,
-                                settings=cfg.eval, progress=False, cache=cache)
+        predictions = [
+            Prediction(instance_id=i.instance_id, model_name_or_path=name, model_patch=p)
+            for i, p in zip(instances, patches)
+        ]
+        report = run_evaluation(
+            instances,
+            predictions,
+            repos_dir=None,
+            out_dir=out_dir / split / tag,
+            settings=cfg.eval,
+            progress=False,
+            cache=cache,
+        )
         errors += len(report.error_ids)
         tell(f"graded {tag}", len(instances))
         return set(report.resolved_ids)
@@ -112,7 +132,14 @@ def measure_split(cfg: Config, policy, split: str, *, k: int, out_dir: Path, lim
     guesses = [random_single_edit(inst, prompt_files(inst), rng) for inst in instances]
     random_edit = grade("random-edit", guesses)
     total = len(instances)
-    return SplitScores(split=split, instances=total, k=k, pass_at_1=len(resolved_1) / total,
-                       pass_at_k=len(solved_k) / total if k > 1 else None, empty=len(empty) / total,
-                       random_edit=len(random_edit) / total, well_formed=sum(1 for p in greedy if p) / total,
-                       errors=errors)
+    return SplitScores(
+        split=split,
+        instances=total,
+        k=k,
+        pass_at_1=len(resolved_1) / total,
+        pass_at_k=len(solved_k) / total if k > 1 else None,
+        empty=len(empty) / total,
+        random_edit=len(random_edit) / total,
+        well_formed=sum(1 for p in greedy if p) / total,
+        errors=errors,
+    )

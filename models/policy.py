@@ -39,10 +39,19 @@ def tokenizer_corpus(factory: FactorySettings) -> list[str]:
 
     seeds = load_seeds(Path(factory.seeds_dir) if factory.seeds_dir else default_seeds_dir())
     allowed = set(train_projects([s.name for s in seeds], factory))
-    texts = [data.decode() for s in seeds if s.name in allowed
-             for path, data in sorted({**s.source, **s.tests}.items()) if path.endswith(".py")]
-    return texts + [prompts.PROMPT_TEMPLATE, prompts.ANSWER_FORMAT, prompts.ORACLE_TEMPLATE,
-                    prompts.ORACLE_ANSWER_FORMAT]
+    texts = [
+        data.decode()
+        for s in seeds
+        if s.name in allowed
+        for path, data in sorted({**s.source, **s.tests}.items())
+        if path.endswith(".py")
+    ]
+    return texts + [
+        prompts.PROMPT_TEMPLATE,
+        prompts.ANSWER_FORMAT,
+        prompts.ORACLE_TEMPLATE,
+        prompts.ORACLE_ANSWER_FORMAT,
+    ]
 
 
 def train_tokenizer(settings: PolicySettings, corpus: list[str]):
@@ -53,25 +62,40 @@ def train_tokenizer(settings: PolicySettings, corpus: list[str]):
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=settings.vocab_size, special_tokens=SPECIAL_TOKENS,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=settings.vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     tok.train_from_iterator(corpus, trainer=trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|pad|>",
-                                   model_max_length=settings.max_position_embeddings, padding_side="left",
-                                   truncation_side="left")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        eos_token="<|endoftext|>",
+        pad_token="<|pad|>",
+        model_max_length=settings.max_position_embeddings,
+        padding_side="left",
+        truncation_side="left",
+    )
 
 
 def qwen2_config(settings: PolicySettings, tokenizer):
     """The Qwen2 architecture of the embedded policy, from the `policy:` section."""
     from transformers import Qwen2Config
 
-    return Qwen2Config(vocab_size=len(tokenizer), hidden_size=settings.hidden_size,
-                       intermediate_size=settings.intermediate_size or settings.hidden_size * 2,
-                       num_hidden_layers=settings.num_layers, num_attention_heads=settings.num_heads,
-                       num_key_value_heads=max(1, settings.num_heads // 2),
-                       max_position_embeddings=settings.max_position_embeddings, tie_word_embeddings=True,
-                       bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id,
-                       pad_token_id=tokenizer.pad_token_id)
+    return Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=settings.hidden_size,
+        intermediate_size=settings.intermediate_size or settings.hidden_size * 2,
+        num_hidden_layers=settings.num_layers,
+        num_attention_heads=settings.num_heads,
+        num_key_value_heads=max(1, settings.num_heads // 2),
+        max_position_embeddings=settings.max_position_embeddings,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.eos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
 
 
 def build_base_policy(settings: PolicySettings, factory: FactorySettings, out_dir: Path) -> Path:
@@ -135,13 +159,18 @@ class Policy:
         if self.settings.engine == "vllm":
             from vllm import SamplingParams
 
-            params = SamplingParams(max_tokens=self.settings.max_new_tokens, seed=seed,
-                                    temperature=0.0 if greedy else self.settings.temperature)
+            params = SamplingParams(
+                max_tokens=self.settings.max_new_tokens,
+                seed=seed,
+                temperature=0.0 if greedy else self.settings.temperature,
+            )
             start = time.perf_counter()
             outs = engine.generate(prompts, params)
             each_ms = (time.perf_counter() - start) * 1000 / max(1, len(prompts))
-            return [Generation(o.outputs[0].text, len(o.prompt_token_ids), len(o.outputs[0].token_ids), each_ms)
-                    for o in outs]
+            return [
+                Generation(o.outputs[0].text, len(o.prompt_token_ids), len(o.outputs[0].token_ids), each_ms)
+                for o in outs
+            ]
         return [self._generate_one(engine, prompt, seed + i, greedy) for i, prompt in enumerate(prompts)]
 
     def _generate_one(self, engine, prompt: str, seed: int, greedy: bool) -> Generation:
@@ -152,14 +181,18 @@ class Policy:
         torch.manual_seed(seed)
         start = time.perf_counter()
         with torch.no_grad():
-            sampling = {"do_sample": False} if greedy else {"do_sample": True,
-                                                            "temperature": self.settings.temperature}
-            out = model.generate(**ids, max_new_tokens=self.settings.max_new_tokens, pad_token_id=tok.pad_token_id,
-                                 **sampling)
+            sampling = {"do_sample": False} if greedy else {"do_sample": True, "temperature": self.settings.temperature}
+            out = model.generate(
+                **ids, max_new_tokens=self.settings.max_new_tokens, pad_token_id=tok.pad_token_id, **sampling
+            )
         latency = (time.perf_counter() - start) * 1000
-        completion = out[0, ids["input_ids"].shape[1]:]
-        return Generation(tok.decode(completion, skip_special_tokens=True), int(ids["input_ids"].shape[1]),
-                          int(completion.shape[0]), latency)
+        completion = out[0, ids["input_ids"].shape[1] :]
+        return Generation(
+            tok.decode(completion, skip_special_tokens=True),
+            int(ids["input_ids"].shape[1]),
+            int(completion.shape[0]),
+            latency,
+        )
 
 
 def load_champion(cfg: Config) -> Policy:

@@ -57,9 +57,10 @@ def _pyfunc_class():
             for prompt in prompts:
                 ids = self.tokenizer(prompt, return_tensors="pt")
                 with torch.no_grad():
-                    gen = self.model.generate(**ids, max_new_tokens=max_new, do_sample=False,
-                                              pad_token_id=self.tokenizer.pad_token_id)
-                outs.append(self.tokenizer.decode(gen[0, ids["input_ids"].shape[1]:], skip_special_tokens=True))
+                    gen = self.model.generate(
+                        **ids, max_new_tokens=max_new, do_sample=False, pad_token_id=self.tokenizer.pad_token_id
+                    )
+                outs.append(self.tokenizer.decode(gen[0, ids["input_ids"].shape[1] :], skip_special_tokens=True))
             return outs
 
     return PolicyModel
@@ -93,8 +94,9 @@ def client(cfg: Config):
 
 def _info(cfg: Config, mv) -> VersionInfo:
     aliases = tuple(a for a, v in _aliases(cfg).items() if str(v) == str(mv.version))
-    return VersionInfo(name=mv.name, version=str(mv.version), run_id=mv.run_id or "", tags=dict(mv.tags or {}),
-                       aliases=aliases)
+    return VersionInfo(
+        name=mv.name, version=str(mv.version), run_id=mv.run_id or "", tags=dict(mv.tags or {}), aliases=aliases
+    )
 
 
 def _aliases(cfg: Config) -> dict[str, str]:
@@ -157,8 +159,14 @@ def register(cfg: Config, model_uri: str, *, tags: dict[str, str], description: 
     return _info(cfg, c.get_model_version(mv.name, str(mv.version)))
 
 
-def register_base(cfg: Config, model_dir: Path, *, run_id: str | None = None, tags: dict[str, str] | None = None,
-                  description: str = "The base policy (postgame bootstrap).") -> tuple[VersionInfo, bool]:
+def register_base(
+    cfg: Config,
+    model_dir: Path,
+    *,
+    run_id: str | None = None,
+    tags: dict[str, str] | None = None,
+    description: str = "The base policy (postgame bootstrap).",
+) -> tuple[VersionInfo, bool]:
     """Log and register the base checkpoint at `model_dir` as a version (tag `origin: bootstrap`) and make it
     `champion` when there is none yet or the champion is an earlier base: the first cycle's candidate then has to
     beat a measured policy, not an empty one. `run_id` is the MLflow run to log it in (default: a new run
@@ -173,8 +181,9 @@ def register_base(cfg: Config, model_dir: Path, *, run_id: str | None = None, ta
         with mlflow.start_run(run_name="bootstrap") as run:
             run_id = run.info.run_id
     model_uri = log_policy(cfg, model_dir, run_id=run_id)
-    version = register(cfg, model_uri, tags={"origin": "bootstrap", "lineage.run_id": run_id, **(tags or {})},
-                       description=description)
+    version = register(
+        cfg, model_uri, tags={"origin": "bootstrap", "lineage.run_id": run_id, **(tags or {})}, description=description
+    )
     current = champion_version(cfg)
     made = current is None or current.tags.get("origin") == "bootstrap"
     if made:
@@ -208,8 +217,14 @@ class ChampionMove:
     rollback: bool = False
 
     def to_dict(self) -> dict:
-        return {"from": self.from_, "to": self.to, "why": self.why, "by": self.by, "at": self.at,
-                "rollback": self.rollback}
+        return {
+            "from": self.from_,
+            "to": self.to,
+            "why": self.why,
+            "by": self.by,
+            "at": self.at,
+            "rollback": self.rollback,
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> ChampionMove:
@@ -217,8 +232,14 @@ class ChampionMove:
         # Moves recorded before the flag existed say so only in their reason (`rollback(...)` wrote it that way);
         # read as plain moves, a registry's old rollbacks would send the next rollback back to the bad version.
         rollback = data.get("rollback", why.startswith("rollback from "))
-        return cls(to=str(data["to"]), from_=None if data.get("from") is None else str(data["from"]), why=why,
-                   by=data.get("by", ""), at=float(data.get("at", 0)), rollback=bool(rollback))
+        return cls(
+            to=str(data["to"]),
+            from_=None if data.get("from") is None else str(data["from"]),
+            why=why,
+            by=data.get("by", ""),
+            at=float(data.get("at", 0)),
+            rollback=bool(rollback),
+        )
 
 
 def promotion_line(moves: Sequence[ChampionMove]) -> list[str]:
@@ -253,8 +274,9 @@ def champion_history(cfg: Config) -> list[ChampionMove]:
     return [ChampionMove.from_dict(json.loads(value)) for _, value in moves]
 
 
-def move_champion(cfg: Config, to: str, *, expected: str | None, why: str, by: str,
-                  rollback: bool = False) -> ChampionMove:
+def move_champion(
+    cfg: Config, to: str, *, expected: str | None, why: str, by: str, rollback: bool = False
+) -> ChampionMove:
     """Point `champion` at version `to` if it still points at `expected` (None = no champion); record the move
     (`rollback`: it rolls back from `expected`, which leaves the promotion line).
 
@@ -263,14 +285,18 @@ def move_champion(cfg: Config, to: str, *, expected: str | None, why: str, by: s
     name = cfg.tracking.registered_model
     current = _aliases(cfg).get(CHAMPION)
     if current != (str(expected) if expected is not None else None):
-        raise StaleChampion(f"champion of {name} is {_v(current)}, not {_v(expected)} as this move assumed "
-                            f"(to v{to}: {why}); re-read it and decide again", expected=expected, actual=current)
+        raise StaleChampion(
+            f"champion of {name} is {_v(current)}, not {_v(expected)} as this move assumed "
+            f"(to v{to}: {why}); re-read it and decide again",
+            expected=expected,
+            actual=current,
+        )
     c.get_model_version(name, str(to))  # the target exists (raises otherwise)
-    move = ChampionMove(to=str(to), from_=current, why=why[:2000], by=by, at=round(time.time(), 3),
-                        rollback=rollback)
+    move = ChampionMove(to=str(to), from_=current, why=why[:2000], by=by, at=round(time.time(), 3), rollback=rollback)
     c.set_registered_model_alias(name, CHAMPION, str(to))
-    c.set_registered_model_tag(name, f"{MOVE_TAG}{len(champion_history(cfg)) + 1:06d}",
-                               json.dumps(move.to_dict(), sort_keys=True))
+    c.set_registered_model_tag(
+        name, f"{MOVE_TAG}{len(champion_history(cfg)) + 1:06d}", json.dumps(move.to_dict(), sort_keys=True)
+    )
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(move.at))
     tag_version(cfg, str(to), {"champion.since": stamp, "champion.by": by, "champion.why": why[:500]})
     return move
@@ -295,8 +321,10 @@ def rollback(cfg: Config, *, to: str | None = None, why: str = "", by: str | Non
         if to is None:
             left = [v for v in dict.fromkeys(m.from_ for m in history if m.rollback) if v not in (None, current)]
             gone = f"; rolled back from: {', '.join(map(_v, left))}" if left else ""
-            raise RollbackError(f"no previous champion of {cfg.tracking.registered_model} to restore (current: "
-                                f"{_v(current)}{gone}); name one with --to V")
+            raise RollbackError(
+                f"no previous champion of {cfg.tracking.registered_model} to restore (current: "
+                f"{_v(current)}{gone}); name one with --to V"
+            )
     if str(to) == current:
         raise RollbackError(f"v{to} is already champion")
     reason = f"rollback from {_v(current)} to v{to}" + (f": {why}" if why else "")
@@ -341,16 +369,31 @@ def log_evaluation(cfg: Config, run_id: str, evaluation: Evaluation) -> None:
         theirs = champ[split].by_id() if split in champ else {}
         for o in scores.outcomes:
             other = theirs.get(o.instance_id)
-            rows.append({"split": split, "instance_id": o.instance_id, "project": o.project,
-                         "candidate": asdict(o), "champion": asdict(other) if other else None})
+            rows.append(
+                {
+                    "split": split,
+                    "instance_id": o.instance_id,
+                    "project": o.project,
+                    "candidate": asdict(o),
+                    "champion": asdict(other) if other else None,
+                }
+            )
         c.log_metric(run_id, f"eval.{split}.resolved_rate", scores.rate)
         c.log_metric(run_id, f"eval.{split}.instances", scores.n)
         c.log_metric(run_id, f"eval.{split}.errors", scores.errors)
         if split in champ:
             c.log_metric(run_id, f"eval.{split}.champion_resolved_rate", champ[split].rate)
     c.log_metric(run_id, f"eval.{cfg.promote.metric}", evaluation.candidate.metric)
-    c.log_dict(run_id, {"decide_split": evaluation.decide_split, "champion_version": evaluation.champion_version,
-                        "notes": list(evaluation.notes), "instances": rows}, "eval/per_instance.json")
+    c.log_dict(
+        run_id,
+        {
+            "decide_split": evaluation.decide_split,
+            "champion_version": evaluation.champion_version,
+            "notes": list(evaluation.notes),
+            "instances": rows,
+        },
+        "eval/per_instance.json",
+    )
 
 
 def tag_version(cfg: Config, version: str, tags: dict[str, str]) -> None:
@@ -371,8 +414,9 @@ def download_version(cfg: Config, version: str) -> Path:
     tmp = dest.with_name(dest.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     resolve(cfg)  # points MLflow at the stack
-    mlflow.artifacts.download_artifacts(artifact_uri=f"models:/{cfg.tracking.registered_model}/{version}",
-                                        dst_path=str(tmp))
+    mlflow.artifacts.download_artifacts(
+        artifact_uri=f"models:/{cfg.tracking.registered_model}/{version}", dst_path=str(tmp)
+    )
     shutil.rmtree(dest, ignore_errors=True)
     tmp.rename(dest)
     return _hf_dir(dest)

@@ -32,9 +32,19 @@ class ReviewContext:
     mlflow_run_url: str | None
 
     @classmethod
-    def for_run(cls, cfg: Config, run_id: str, *, method: str, steps: int | None, parent: str,
-                snapshot_ids: tuple[str, ...], dataset_sha256: str, train_seconds: float,
-                flow_run_id: str | None) -> ReviewContext:
+    def for_run(
+        cls,
+        cfg: Config,
+        run_id: str,
+        *,
+        method: str,
+        steps: int | None,
+        parent: str,
+        snapshot_ids: tuple[str, ...],
+        dataset_sha256: str,
+        train_seconds: float,
+        flow_run_id: str | None,
+    ) -> ReviewContext:
         """Links and record counts looked up from the stack (the training run's params)."""
         from mlflow.exceptions import MlflowException
 
@@ -55,20 +65,38 @@ class ReviewContext:
         flow_url = None
         if flow_run_id and stack.prefect_api_url:
             flow_url = f"{stack.prefect_api_url.removesuffix('/api')}/runs/flow-run/{flow_run_id}"
-        return cls(run_id=run_id, method=method, steps=steps, parent=parent, snapshot_ids=tuple(snapshot_ids),
-                   dataset_sha256=dataset_sha256, train_seconds=train_seconds, records=records,
-                   flow_run_url=flow_url, mlflow_run_url=mlflow_url)
+        return cls(
+            run_id=run_id,
+            method=method,
+            steps=steps,
+            parent=parent,
+            snapshot_ids=tuple(snapshot_ids),
+            dataset_sha256=dataset_sha256,
+            train_seconds=train_seconds,
+            records=records,
+            flow_run_url=flow_url,
+            mlflow_run_url=mlflow_url,
+        )
 
 
 def review_tags(cfg: Config, evaluation: Evaluation) -> dict[str, str]:
     """Per-split figures as version tags (searchable), plus the headline metric the cycle report reads."""
-    tags = {"eval.split": evaluation.decide_split, "eval.set_sha256": evaluation.eval_set_sha256,
-            f"eval.{cfg.promote.metric}": f"{evaluation.candidate.metric:.6f}",
-            "eval.instances": str(evaluation.candidate.instances), "eval.errors": str(evaluation.candidate.errors)}
+    tags = {
+        "eval.split": evaluation.decide_split,
+        "eval.set_sha256": evaluation.eval_set_sha256,
+        f"eval.{cfg.promote.metric}": f"{evaluation.candidate.metric:.6f}",
+        "eval.instances": str(evaluation.candidate.instances),
+        "eval.errors": str(evaluation.candidate.errors),
+    }
     for split, s in evaluation.candidate_splits.items():
-        tags.update({f"eval.{split}.resolved_rate": f"{s.rate:.6f}", f"eval.{split}.n": str(s.n),
-                     f"eval.{split}.p2p_broken_rate": f"{s.p2p_rate:.6f}", f"eval.{split}.error_rate":
-                     f"{s.error_rate:.6f}"})
+        tags.update(
+            {
+                f"eval.{split}.resolved_rate": f"{s.rate:.6f}",
+                f"eval.{split}.n": str(s.n),
+                f"eval.{split}.p2p_broken_rate": f"{s.p2p_rate:.6f}",
+                f"eval.{split}.error_rate": f"{s.error_rate:.6f}",
+            }
+        )
     if evaluation.champion_version:
         tags["eval.champion_version"] = evaluation.champion_version
     return tags
@@ -81,25 +109,37 @@ def _rate(s: SplitScores | None) -> str:
     return f"**{s.rate:.1%}** ({s.resolved}/{s.n}) <br>[{low:.1%}, {high:.1%}]"
 
 
-VERDICT = {"promoted": "PROMOTED to champion", "rejected": "REJECTED (champion unchanged)",
-           "awaiting_approval": "PASSED THE GATE, awaiting a reviewer's approval"}
+VERDICT = {
+    "promoted": "PROMOTED to champion",
+    "rejected": "REJECTED (champion unchanged)",
+    "awaiting_approval": "PASSED THE GATE, awaiting a reviewer's approval",
+}
 
 
 def review_markdown(cfg: Config, version: str, decision, evaluation: Evaluation, context: ReviewContext) -> str:
     """The version's description, for a reviewer."""
     p = cfg.promote
-    outcome = ("awaiting_approval" if decision.promote and p.require_approval
-               else "promoted" if decision.promote else "rejected")
+    outcome = (
+        "awaiting_approval"
+        if decision.promote and p.require_approval
+        else "promoted"
+        if decision.promote
+        else "rejected"
+    )
     champ = evaluation.champion_splits or {}
     champ_label = f"champion v{evaluation.champion_version}" if evaluation.champion_version else "champion (none)"
     lines = [f"### v{version}: {VERDICT[outcome]}", "", f"**Why:** {decision.reason}", ""]
     if outcome == "awaiting_approval":
-        lines += [f"Approve or reject: `postgame review approve {version} --comment '...'` (or `reject`), the "
-                  f"Prefect flow run's *Resume* form, or the tag `approval` = `approved` / `rejected` here.", ""]
+        lines += [
+            f"Approve or reject: `postgame review approve {version} --comment '...'` (or `reject`), the "
+            f"Prefect flow run's *Resume* form, or the tag `approval` = `approved` / `rejected` here.",
+            "",
+        ]
     lines += [f"| split | role | candidate v{version} | {champ_label} | Δ |", "| --- | --- | --- | --- | --- |"]
     for split, s in evaluation.candidate_splits.items():
-        role = ("**decides**" if split == evaluation.decide_split
-                else f"guard (≤ {p.guard_splits.get(split, 0):.0%} drop)")
+        role = (
+            "**decides**" if split == evaluation.decide_split else f"guard (≤ {p.guard_splits.get(split, 0):.0%} drop)"
+        )
         other = champ.get(split)
         delta = f"{(s.rate - other.rate) * 100:+.1f} pts" if other is not None else "—"
         lines.append(f"| {split} | {role} | {_rate(s)} | {_rate(other)} | {delta} |")
@@ -107,12 +147,18 @@ def review_markdown(cfg: Config, version: str, decision, evaluation: Evaluation,
     if decision.p_value is not None:
         n_pairs = decision.n
         mde = detectable_effect(n_pairs, alpha=p.alpha, sided=p.sided)
-        power = (f" At n = {n_pairs} this test detects a gain of {mde * 100:.1f} points with 80% power (when "
-                 f"nothing regresses)."
-                 if mde is not None else "")
-        lines += [f"**Paired test** on {decision.split}: exact McNemar ({p.sided}-sided, α = {p.alpha}): "
-                  f"{decision.wins} instances only the candidate resolves, {decision.losses} only the champion; "
-                  f"Δ = {decision.delta * 100:+.1f} points, **p = {decision.p_value:.4f}**.{power}", ""]
+        power = (
+            f" At n = {n_pairs} this test detects a gain of {mde * 100:.1f} points with 80% power (when "
+            f"nothing regresses)."
+            if mde is not None
+            else ""
+        )
+        lines += [
+            f"**Paired test** on {decision.split}: exact McNemar ({p.sided}-sided, α = {p.alpha}): "
+            f"{decision.wins} instances only the candidate resolves, {decision.losses} only the champion; "
+            f"Δ = {decision.delta * 100:+.1f} points, **p = {decision.p_value:.4f}**.{power}",
+            "",
+        ]
     lines += ["| check | result | detail |", "| --- | --- | --- |"]
     lines += [f"| {c.name} | {'pass' if c.passed else '**FAIL**'} | {c.detail} |" for c in decision.checks]
     lines.append("")
@@ -123,13 +169,19 @@ def review_markdown(cfg: Config, version: str, decision, evaluation: Evaluation,
     per_dollar = ""
     if decision.delta is not None and decision.cost_usd > 0:
         per_dollar = f"; intelligence per dollar: {decision.delta * 100 / decision.cost_usd:+,.1f} points per $"
-    lines += [f"**Cost** — training {context.train_seconds:,.0f} s + evaluation {evaluation.cpu_seconds:,.0f} CPU-s "
-              f"= ${decision.cost_usd:.4f} at ${cfg.cost.usd_per_cpu_hour}/CPU-hour{per_dollar}.", ""]
+    lines += [
+        f"**Cost** — training {context.train_seconds:,.0f} s + evaluation {evaluation.cpu_seconds:,.0f} CPU-s "
+        f"= ${decision.cost_usd:.4f} at ${cfg.cost.usd_per_cpu_hour}/CPU-hour{per_dollar}.",
+        "",
+    ]
     snaps = ", ".join(f"`{s[:12]}`" for s in context.snapshot_ids) or "—"
     records = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in context.records.items()) or "—"
     steps = f", {context.steps} steps" if context.steps is not None else ""
-    lines += [f"**Trained on** — {context.method}{steps} from v{context.parent}; snapshots {snaps}; records: "
-              f"{records}; dataset `{context.dataset_sha256[:12]}`.", ""]
+    lines += [
+        f"**Trained on** — {context.method}{steps} from v{context.parent}; snapshots {snaps}; records: "
+        f"{records}; dataset `{context.dataset_sha256[:12]}`.",
+        "",
+    ]
     links = []
     if context.flow_run_url:
         links.append(f"[Prefect flow run]({context.flow_run_url})")
@@ -156,9 +208,15 @@ def episode_lines(evaluation: Evaluation, version: str, champ_label: str) -> lis
             rows.append(f"| {split} | {label} | {mix} | {scores.mean_turns:.1f} |")
     if not rows:
         return []
-    return ["**Episodes** — how each agent episode ended (submitted / budget exhausted / timeout / invalid actions / "
-            "infrastructure error) and the policy's turns per episode:", "",
-            "| split | policy | outcomes | turns / episode |", "| --- | --- | --- | --- |", *rows, ""]
+    return [
+        "**Episodes** — how each agent episode ended (submitted / budget exhausted / timeout / invalid actions / "
+        "infrastructure error) and the policy's turns per episode:",
+        "",
+        "| split | policy | outcomes | turns / episode |",
+        "| --- | --- | --- | --- |",
+        *rows,
+        "",
+    ]
 
 
 def review_section(review, stamp: str) -> str:

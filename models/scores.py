@@ -82,13 +82,21 @@ class SplitScores:
         return {o.instance_id: o for o in self.outcomes}
 
     def to_dict(self) -> dict:
-        return {"split": self.split, "cache_key": self.cache_key, "cpu_seconds": self.cpu_seconds,
-                "outcomes": [asdict(o) for o in self.outcomes]}
+        return {
+            "split": self.split,
+            "cache_key": self.cache_key,
+            "cpu_seconds": self.cpu_seconds,
+            "outcomes": [asdict(o) for o in self.outcomes],
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> SplitScores:
-        return cls(split=data["split"], cache_key=data["cache_key"], cpu_seconds=float(data.get("cpu_seconds", 0)),
-                   outcomes=tuple(InstanceOutcome(**o) for o in data["outcomes"]))
+        return cls(
+            split=data["split"],
+            cache_key=data["cache_key"],
+            cpu_seconds=float(data.get("cpu_seconds", 0)),
+            outcomes=tuple(InstanceOutcome(**o) for o in data["outcomes"]),
+        )
 
 
 @dataclass(frozen=True)

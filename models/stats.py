@@ -27,7 +27,7 @@ def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float,
 
 def _upper_tail(k: int, m: int) -> float:
     """P(X >= k) for X ~ Binomial(m, 1/2), exactly."""
-    return sum(math.comb(m, i) for i in range(k, m + 1)) / 2 ** m
+    return sum(math.comb(m, i) for i in range(k, m + 1)) / 2**m
 
 
 def mcnemar_exact(wins: int, losses: int, *, sided: str = "two") -> float:
@@ -67,14 +67,15 @@ def power(n: int, gain: float, *, loss_rate: float = 0.0, alpha: float = 0.05, s
     share = p_win / p_disc
     total = 0.0
     for m in range(n + 1):
-        p_m = math.comb(n, m) * p_disc ** m * (1 - p_disc) ** (n - m)
+        p_m = math.comb(n, m) * p_disc**m * (1 - p_disc) ** (n - m)
         need = _critical_wins(m, alpha, sided)
-        total += p_m * sum(math.comb(m, w) * share ** w * (1 - share) ** (m - w) for w in range(need, m + 1))
+        total += p_m * sum(math.comb(m, w) * share**w * (1 - share) ** (m - w) for w in range(need, m + 1))
     return total
 
 
-def detectable_effect(n: int, *, alpha: float = 0.05, sided: str = "one", loss_rate: float = 0.0,
-                      target: float = 0.8) -> float | None:
+def detectable_effect(
+    n: int, *, alpha: float = 0.05, sided: str = "one", loss_rate: float = 0.0, target: float = 0.8
+) -> float | None:
     """The smallest gain (resolve-rate points, step 0.005) the test detects with `target` power on n instances."""
     gain = 0.005
     while gain + 2 * loss_rate <= 1:  # checked before each power(): a gain past 1 is no share of instances

@@ -16,9 +16,15 @@ from postgame.config import Config
 from postgame.settings.factory import SimulatorSettings
 
 
-def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
-                     settings: SimulatorSettings | None = None, now: datetime | None = None,
-                     progress: Callable[[int], None] | None = None) -> SimulationSummary:
+def simulate_traffic(
+    cfg: Config,
+    *,
+    sessions: int,
+    seed: int | None = None,
+    settings: SimulatorSettings | None = None,
+    now: datetime | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> SimulationSummary:
     """The champion's traffic, logged under `factory.simulate.log_prefix` of the store; `progress(n)` is told each
     time the champion has answered n more sessions."""
     from evals.factory.instances import load_split
@@ -41,13 +47,27 @@ def simulate_traffic(cfg: Config, *, sessions: int, seed: int | None = None,
     def grade(instance, patch):
         return evaluate(instance, patch, repos_dir=None, settings=cfg.eval, cache=cache)
 
-    play = _agent_play(cfg, policy, seed=cfg.factory.seed if seed is None else seed, progress=progress) \
-        if cfg.agent.enabled else None
-    summary = simulate(instances, attempt, grade, sessions=sessions, store=store(cfg), play=play,
-                       settings=settings or cfg.factory.simulate, seed=cfg.factory.seed if seed is None else seed,
-                       model_name=policy.name, model_version=str(policy.version), now=now,
-                       usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour, grade_workers=cfg.eval.workers or os.cpu_count() or 1,
-                       prompt_context=cfg.policy.prompt_context)  # the prompt training and evaluation show
+    play = (
+        _agent_play(cfg, policy, seed=cfg.factory.seed if seed is None else seed, progress=progress)
+        if cfg.agent.enabled
+        else None
+    )
+    summary = simulate(
+        instances,
+        attempt,
+        grade,
+        sessions=sessions,
+        store=store(cfg),
+        play=play,
+        settings=settings or cfg.factory.simulate,
+        seed=cfg.factory.seed if seed is None else seed,
+        model_name=policy.name,
+        model_version=str(policy.version),
+        now=now,
+        usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour,
+        grade_workers=cfg.eval.workers or os.cpu_count() or 1,
+        prompt_context=cfg.policy.prompt_context,
+    )  # the prompt training and evaluation show
     emit_logs_landed(cfg, source=log_source(cfg), objects=len(summary.objects))  # the deployment's event trigger
     return summary
 
@@ -61,8 +81,15 @@ def _agent_play(cfg: Config, policy, *, seed: int, progress: Callable[[int], Non
     factory = policy_factory(cfg, policy.path, f"{policy.name}@{policy.version}", greedy=False, seed=seed)
 
     def play(instances, prompts):
-        records = play_episodes(instances, factory, agent=cfg.agent, harness=cfg.eval, repos_dir=None,
-                                runner=cfg.runner, contexts={i.instance_id: p for i, p in zip(instances, prompts)})
+        records = play_episodes(
+            instances,
+            factory,
+            agent=cfg.agent,
+            harness=cfg.eval,
+            repos_dir=None,
+            runner=cfg.runner,
+            contexts={i.instance_id: p for i, p in zip(instances, prompts)},
+        )
         if progress:
             progress(len(records))
         return records

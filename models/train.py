@@ -48,11 +48,25 @@ RewardFn = Callable[..., list[float | None]]
 MetricsSink = Callable[[int, dict[str, float]], None]
 EXAMPLE_ID = "example_id"
 # TRL's log keys → the names the issue and the MLflow curves use; other numeric keys are logged as TRL names them.
-METRIC_NAMES = {"reward": "reward_mean", "frac_reward_zero_std": "zero_variance_share",
-                "completions/mean_length": "completion_length"}
+METRIC_NAMES = {
+    "reward": "reward_mean",
+    "frac_reward_zero_std": "zero_variance_share",
+    "completions/mean_length": "completion_length",
+}
 # The metrics a summary (`postgame train --json`) shows, each with its first-step value as the baseline.
-SUMMARY_METRICS = ("loss", "grad_norm", "learning_rate", "reward_mean", "reward_std", "zero_variance_share", "kl",
-                   "completion_length", "mean_token_accuracy", "rewards/accuracies", "rewards/margins")
+SUMMARY_METRICS = (
+    "loss",
+    "grad_norm",
+    "learning_rate",
+    "reward_mean",
+    "reward_std",
+    "zero_variance_share",
+    "kl",
+    "completion_length",
+    "mean_token_accuracy",
+    "rewards/accuracies",
+    "rewards/margins",
+)
 
 
 class DataOrderError(RuntimeError):
@@ -81,11 +95,11 @@ class TrainResult:
     examples: int
     seconds: float
     train_loss: float | None
-    metrics: dict[str, float] = field(default_factory=dict)        # the last step's
+    metrics: dict[str, float] = field(default_factory=dict)  # the last step's
     first_metrics: dict[str, float] = field(default_factory=dict)  # the first step's (the parent on the first batch)
     usage: Usage = field(default_factory=Usage)
     resumed_from_step: int = 0
-    seen: list[list[str]] = field(default_factory=list)            # example ids of each step
+    seen: list[list[str]] = field(default_factory=list)  # example ids of each step
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -133,6 +147,7 @@ class TrainJob:
 
 # --- the data order ------------------------------------------------------------------------------------------------
 
+
 def data_plan(rows: list[dict], per_step: int, max_steps: int, seed: int) -> list[dict]:
     """The rows in the order training consumes them: max_steps × per_step rows, epochs shuffled by the seed."""
     if not rows:
@@ -144,7 +159,7 @@ def data_plan(rows: list[dict], per_step: int, max_steps: int, seed: int) -> lis
         random.Random(f"{seed}:{epoch}").shuffle(order)
         plan += order
         epoch += 1
-    return plan[:per_step * max_steps]
+    return plan[: per_step * max_steps]
 
 
 def plan_sha256(plan: list[dict]) -> str:
@@ -152,6 +167,7 @@ def plan_sha256(plan: list[dict]) -> str:
 
 
 # --- the trainer mixin: atomic checkpoints, the ledger of example ids, usage -----------------------------------------
+
 
 class _IdCollator:
     """Wraps a collator: takes each example's id off (the model never sees it) and queues the batch's ids."""
@@ -183,8 +199,9 @@ class _Recorded:
         if resume is not None:
             manifest = checkpoints.read_manifest(resume)
             if manifest.plan_sha256 != plan_sha:
-                raise checkpoints.CheckpointError(f"{resume} was written for another data order "
-                                                  f"({manifest.plan_sha256[:12]} != {plan_sha[:12]})")
+                raise checkpoints.CheckpointError(
+                    f"{resume} was written for another data order ({manifest.plan_sha256[:12]} != {plan_sha[:12]})"
+                )
             self.postgame_seen = [list(ids) for ids in manifest.seen]
             self.postgame_prior = Usage(**manifest.usage)
         if not isinstance(self.data_collator, _IdCollator) and group == 1:
@@ -197,11 +214,12 @@ class _Recorded:
 
     def training_step(self, model, inputs, num_items_in_batch=None):
         if isinstance(inputs, list):  # GRPO: the raw rows, each prompt repeated num_generations times
-            ids = [row[EXAMPLE_ID] for row in inputs][::self.postgame_group]
+            ids = [row[EXAMPLE_ID] for row in inputs][:: self.postgame_group]
         else:
             ids = self._postgame_ids.popleft()
-            self.postgame_usage.tokens_trained += int(sum(v.sum() for k, v in inputs.items()
-                                                          if k.endswith("attention_mask")))
+            self.postgame_usage.tokens_trained += int(
+                sum(v.sum() for k, v in inputs.items() if k.endswith("attention_mask"))
+            )
         self.postgame_seen.append(ids)
         return super().training_step(model, inputs, num_items_in_batch)
 
@@ -218,9 +236,13 @@ class _Recorded:
         gpus = _gpu_count(self.args)
         wall = time.perf_counter() - wall0
         p, u = self.postgame_prior, self.postgame_usage
-        return Usage(wall_s=p.wall_s + wall, cpu_s=p.cpu_s + time.process_time() - cpu0, gpu_s=p.gpu_s + wall * gpus,
-                     tokens_generated=p.tokens_generated + u.tokens_generated,
-                     tokens_trained=p.tokens_trained + u.tokens_trained)
+        return Usage(
+            wall_s=p.wall_s + wall,
+            cpu_s=p.cpu_s + time.process_time() - cpu0,
+            gpu_s=p.gpu_s + wall * gpus,
+            tokens_generated=p.tokens_generated + u.tokens_generated,
+            tokens_trained=p.tokens_trained + u.tokens_trained,
+        )
 
     def _get_output_dir(self, trial):
         return str(self._postgame_staging) if self._postgame_staging else super()._get_output_dir(trial)
@@ -234,9 +256,13 @@ class _Recorded:
             staging, self._postgame_staging = self._postgame_staging, None
         step = self.state.global_step
         seen = self.postgame_seen[:step]
-        manifest = checkpoints.Manifest(step=step, examples_consumed=sum(len(ids) for ids in seen),
-                                        plan_sha256=self.postgame_plan_sha, seen=seen,
-                                        usage=asdict(self.postgame_total()))
+        manifest = checkpoints.Manifest(
+            step=step,
+            examples_consumed=sum(len(ids) for ids in seen),
+            plan_sha256=self.postgame_plan_sha,
+            seen=seen,
+            usage=asdict(self.postgame_total()),
+        )
         checkpoints.publish(staging / f"checkpoint-{step}", root / f"checkpoint-{step}", manifest)
         checkpoints.prune(root, self.postgame_keep)
 
@@ -261,8 +287,11 @@ class _StepMetrics:
         self.callback = type("StepMetrics", (TrainerCallback,), {"on_log": self._on_log})()
 
     def _on_log(self, args, state, control, logs=None, **_):
-        metrics = {METRIC_NAMES.get(k, k): float(v) for k, v in (logs or {}).items()
-                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        metrics = {
+            METRIC_NAMES.get(k, k): float(v)
+            for k, v in (logs or {}).items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)
+        }
         if "loss" not in metrics and "reward_mean" not in metrics:
             return  # the end-of-training summary, not a step
         self.first = self.first or metrics
@@ -272,6 +301,7 @@ class _StepMetrics:
 
 
 # --- trainers, by name ---------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class TrainerSpec:
@@ -288,8 +318,13 @@ def _peft_config(settings: TrainSettings):
     from peft import LoraConfig
 
     lora = settings.lora
-    return LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout, task_type="CAUSAL_LM",
-                      target_modules=lora.target_modules)
+    return LoraConfig(
+        r=lora.r,
+        lora_alpha=lora.alpha,
+        lora_dropout=lora.dropout,
+        task_type="CAUSAL_LM",
+        target_modules=lora.target_modules,
+    )
 
 
 def trajectory_features(tokenizer, rows: list[dict], tools: list[dict] | None) -> list[dict]:
@@ -302,10 +337,20 @@ def trajectory_features(tokenizer, rows: list[dict], tools: list[dict] | None) -
         tokenizer.chat_template = COMPACT_TEMPLATE
     out = []
     for row in rows:
-        enc = tokenizer.apply_chat_template(template_messages(row["messages"]), tools=tools or None, tokenize=True,
-                                            return_dict=True, return_assistant_tokens_mask=True)
-        out.append({EXAMPLE_ID: row[EXAMPLE_ID], "input_ids": list(enc["input_ids"]),
-                    "assistant_masks": list(enc["assistant_masks"])})
+        enc = tokenizer.apply_chat_template(
+            template_messages(row["messages"]),
+            tools=tools or None,
+            tokenize=True,
+            return_dict=True,
+            return_assistant_tokens_mask=True,
+        )
+        out.append(
+            {
+                EXAMPLE_ID: row[EXAMPLE_ID],
+                "input_ids": list(enc["input_ids"]),
+                "assistant_masks": list(enc["assistant_masks"]),
+            }
+        )
     return out
 
 
@@ -316,11 +361,20 @@ def _build_sft(job: TrainJob, model, tokenizer, common: dict, dataset):
         args = SFTConfig(**common, max_length=job.policy.max_position_embeddings, train_sampling_strategy="sequential")
         columns = [EXAMPLE_ID, "input_ids", "assistant_masks"]
     else:
-        args = SFTConfig(**common, completion_only_loss=True, max_length=job.policy.max_position_embeddings,
-                         train_sampling_strategy="sequential")
+        args = SFTConfig(
+            **common,
+            completion_only_loss=True,
+            max_length=job.policy.max_position_embeddings,
+            train_sampling_strategy="sequential",
+        )
         columns = [EXAMPLE_ID, "prompt", "completion"]
-    return _recorded(SFTTrainer)(model=model, args=args, processing_class=tokenizer, peft_config=_peft_config(
-        job.settings), train_dataset=dataset.select_columns(columns))
+    return _recorded(SFTTrainer)(
+        model=model,
+        args=args,
+        processing_class=tokenizer,
+        peft_config=_peft_config(job.settings),
+        train_dataset=dataset.select_columns(columns),
+    )
 
 
 def _build_dpo(job: TrainJob, model, tokenizer, common: dict, dataset):
@@ -330,10 +384,20 @@ def _build_dpo(job: TrainJob, model, tokenizer, common: dict, dataset):
     # sigmoid = DPO's loss; sft = NLL on the chosen answer, weighted (RPO, Pang et al. 2024): pure DPO pushes both
     # answers' likelihood down and, on a few pairs, took the base's answer format with it.
     losses = {"loss_type": ["sigmoid", "sft"], "loss_weights": [1.0, s.dpo_sft_weight]} if s.dpo_sft_weight else {}
-    args = DPOConfig(**common, beta=s.dpo_beta, max_length=job.policy.max_position_embeddings,
-                     train_sampling_strategy="sequential", **losses)
-    return _recorded(DPOTrainer)(model=model, args=args, processing_class=tokenizer, peft_config=_peft_config(
-        job.settings), train_dataset=dataset.select_columns([EXAMPLE_ID, "prompt", "chosen", "rejected"]))
+    args = DPOConfig(
+        **common,
+        beta=s.dpo_beta,
+        max_length=job.policy.max_position_embeddings,
+        train_sampling_strategy="sequential",
+        **losses,
+    )
+    return _recorded(DPOTrainer)(
+        model=model,
+        args=args,
+        processing_class=tokenizer,
+        peft_config=_peft_config(job.settings),
+        train_dataset=dataset.select_columns([EXAMPLE_ID, "prompt", "chosen", "rejected"]),
+    )
 
 
 def _build_grpo(job: TrainJob, model, tokenizer, common: dict, dataset):
@@ -343,12 +407,28 @@ def _build_grpo(job: TrainJob, model, tokenizer, common: dict, dataset):
     reward = job.reward_fn
     if reward is None:
         raise ValueError("grpo needs a reward function (train.reward)")
-    vllm = dict(use_vllm=True, vllm_mode="colocate", vllm_gpu_memory_utilization=s.vllm_gpu_memory_utilization) \
-        if s.use_vllm else {}
-    args = GRPOConfig(**common, num_generations=s.num_generations, max_completion_length=job.policy.max_new_tokens,
-                      temperature=job.policy.temperature, beta=s.kl_beta, shuffle_dataset=False, **vllm)
-    return _recorded(GRPOTrainer)(model=model, reward_funcs=[reward], args=args, processing_class=tokenizer,
-                                  train_dataset=dataset, peft_config=_peft_config(s))
+    vllm = (
+        dict(use_vllm=True, vllm_mode="colocate", vllm_gpu_memory_utilization=s.vllm_gpu_memory_utilization)
+        if s.use_vllm
+        else {}
+    )
+    args = GRPOConfig(
+        **common,
+        num_generations=s.num_generations,
+        max_completion_length=job.policy.max_new_tokens,
+        temperature=job.policy.temperature,
+        beta=s.kl_beta,
+        shuffle_dataset=False,
+        **vllm,
+    )
+    return _recorded(GRPOTrainer)(
+        model=model,
+        reward_funcs=[reward],
+        args=args,
+        processing_class=tokenizer,
+        train_dataset=dataset,
+        peft_config=_peft_config(s),
+    )
 
 
 TRAINERS: dict[str, TrainerSpec] = {
@@ -362,11 +442,13 @@ def get_trainer(name: str) -> TrainerSpec:
     try:
         return TRAINERS[name]
     except KeyError:
-        raise KeyError(f"train.method = {name!r}: unknown trainer; valid names: {', '.join(sorted(TRAINERS))}, "
-                       f"auto") from None
+        raise KeyError(
+            f"train.method = {name!r}: unknown trainer; valid names: {', '.join(sorted(TRAINERS))}, auto"
+        ) from None
 
 
 # --- rewards, by name ----------------------------------------------------------------------------------------------
+
 
 def _harness_reward(cfg: Config, instance_ids: set[str]) -> RewardFn:
     """The evaluation harness as the reward: 1.0 resolved, 0.0 not, None on an infrastructure error."""
@@ -404,17 +486,24 @@ def training_rows(method: str, rows: list[dict], settings: TrainSettings, *, tra
     chosen = rows_of(rows, get_trainer(method).kind)
     if method == "sft":
         chosen = [r for r in chosen if bool(r.get("messages")) == trajectories]
-    return chosen[:settings.max_prompts] if method == "grpo" else chosen
+    return chosen[: settings.max_prompts] if method == "grpo" else chosen
 
 
 # --- one training run: fit -----------------------------------------------------------------------------------------
 
+
 def work_key(method: str, parent: str, dataset_sha256: str, settings: TrainSettings, policy: PolicySettings) -> str:
     """What a run learns from and how: the same key after a kill means the same run, resumed."""
-    spec = json.dumps({"method": method, "parent": parent, "data": dataset_sha256,
-                       "train": settings.model_dump(mode="json"),
-                       "sampling": [policy.max_new_tokens, policy.temperature, policy.max_prompt_tokens]},
-                      sort_keys=True)
+    spec = json.dumps(
+        {
+            "method": method,
+            "parent": parent,
+            "data": dataset_sha256,
+            "train": settings.model_dump(mode="json"),
+            "sampling": [policy.max_new_tokens, policy.temperature, policy.max_prompt_tokens],
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(spec.encode()).hexdigest()[:16]
 
 
@@ -438,10 +527,22 @@ def fit(job: TrainJob) -> TrainResult:
     set_seed(s.seed)
     tokenizer = AutoTokenizer.from_pretrained(job.policy_dir)
     model = AutoModelForCausalLM.from_pretrained(job.policy_dir, dtype=torch.float32)
-    common = dict(output_dir=str(ckpt_root), max_steps=s.max_steps, learning_rate=s.learning_rate,
-                  per_device_train_batch_size=s.batch_size, gradient_accumulation_steps=1, seed=s.seed,
-                  data_seed=s.seed, use_cpu=not s.use_gpu, report_to=[], logging_steps=1, save_strategy="steps",
-                  save_steps=s.save_steps, disable_tqdm=True, dataloader_num_workers=0)
+    common = dict(
+        output_dir=str(ckpt_root),
+        max_steps=s.max_steps,
+        learning_rate=s.learning_rate,
+        per_device_train_batch_size=s.batch_size,
+        gradient_accumulation_steps=1,
+        seed=s.seed,
+        data_seed=s.seed,
+        use_cpu=not s.use_gpu,
+        report_to=[],
+        logging_steps=1,
+        save_strategy="steps",
+        save_steps=s.save_steps,
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+    )
     step_metrics = _StepMetrics(job.on_metrics)
     if job.method == "sft" and plan[0].get("messages"):
         data = Dataset.from_list(trajectory_features(tokenizer, plan, job.tools))
@@ -451,22 +552,37 @@ def fit(job: TrainJob) -> TrainResult:
     trainer.add_callback(step_metrics.callback)
     for callback in job.callbacks:
         trainer.add_callback(callback)
-    trainer.postgame_setup(plan_sha=plan_sha256(plan), keep=s.keep_checkpoints,
-                           group=s.num_generations if job.method == "grpo" else 1, resume=resume)
+    trainer.postgame_setup(
+        plan_sha=plan_sha256(plan),
+        keep=s.keep_checkpoints,
+        group=s.num_generations if job.method == "grpo" else 1,
+        resume=resume,
+    )
     trainer.postgame_started = (time.perf_counter(), time.process_time())
     out = trainer.train(resume_from_checkpoint=str(resume) if resume else None)
 
     expected = [r[EXAMPLE_ID] for r in plan]
     if [i for ids in trainer.postgame_seen for i in ids] != expected:
-        raise DataOrderError(f"{job.method}: the examples trained on differ from the data plan "
-                             f"({sum(map(len, trainer.postgame_seen))} seen, {len(expected)} planned)")
+        raise DataOrderError(
+            f"{job.method}: the examples trained on differ from the data plan "
+            f"({sum(map(len, trainer.postgame_seen))} seen, {len(expected)} planned)"
+        )
     usage = trainer.postgame_total()
     model_dir = _save_model(trainer, job.work_dir)
     resumed = checkpoints.read_manifest(resume).step if resume else 0
-    result = TrainResult(method=job.method, output_dir=str(model_dir), steps=int(out.global_step),
-                         examples=len(job.rows), seconds=usage.wall_s, train_loss=float(out.training_loss),
-                         metrics=step_metrics.last, first_metrics=step_metrics.first, usage=usage,
-                         resumed_from_step=resumed, seen=trainer.postgame_seen)
+    result = TrainResult(
+        method=job.method,
+        output_dir=str(model_dir),
+        steps=int(out.global_step),
+        examples=len(job.rows),
+        seconds=usage.wall_s,
+        train_loss=float(out.training_loss),
+        metrics=step_metrics.last,
+        first_metrics=step_metrics.first,
+        usage=usage,
+        resumed_from_step=resumed,
+        seen=trainer.postgame_seen,
+    )
     done.write_text(result.to_json())
     shutil.rmtree(ckpt_root, ignore_errors=True)  # finished: the model and the result are what is kept
     return result
@@ -484,6 +600,7 @@ def _save_model(trainer, work_dir: Path) -> Path:
 
 
 # --- the recipe ----------------------------------------------------------------------------------------------------
+
 
 def new_training_run(cfg: Config, name: str) -> str:
     """A fresh MLflow run of the experiment for one training, tagged with the code and config that ran it (lineage)."""
@@ -529,42 +646,85 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
     method = choose_method(cfg.train, all_rows)
     rows = training_rows(method, all_rows, cfg.train, trajectories=agent)
     if not rows:
-        raise ValueError(f"train: no {get_trainer(method).kind} rows in dataset {dataset.sha256[:12]} for method "
-                         f"{method!r} (sft {dataset.sft_examples}, dpo {dataset.dpo_pairs}, grpo {dataset.prompts})")
+        raise ValueError(
+            f"train: no {get_trainer(method).kind} rows in dataset {dataset.sha256[:12]} for method "
+            f"{method!r} (sft {dataset.sft_examples}, dpo {dataset.dpo_pairs}, grpo {dataset.prompts})"
+        )
     champion = registry.champion_version(cfg)
     parent_dir = registry.download_version(cfg, champion.version) if champion else base_policy_dir(cfg)
     parent = champion.version if champion else "base"
     reward = get_reward(cfg.train.reward)(cfg, {r["instance_id"] for r in rows}) if method == "grpo" else None
     with mlflow.start_run(run_id=run_id) as run:
-        mlflow.log_params({"method": method, "max_steps": cfg.train.max_steps, "lr": cfg.train.learning_rate,
-                           "batch_size": cfg.train.batch_size, "parent_version": parent, "seed": cfg.train.seed,
-                           "lora": cfg.train.lora.model_dump_json() if cfg.train.lora else "none",
-                           "dataset_sha256": dataset.sha256, "snapshot_ids": ",".join(dataset.snapshot_ids),
-                           "prompts": dataset.prompts, "sft_examples": dataset.sft_examples,
-                           "dpo_pairs": dataset.dpo_pairs, "varied_prompts": dataset.varied_prompts,
-                           "train_rows": len(rows)})
+        mlflow.log_params(
+            {
+                "method": method,
+                "max_steps": cfg.train.max_steps,
+                "lr": cfg.train.learning_rate,
+                "batch_size": cfg.train.batch_size,
+                "parent_version": parent,
+                "seed": cfg.train.seed,
+                "lora": cfg.train.lora.model_dump_json() if cfg.train.lora else "none",
+                "dataset_sha256": dataset.sha256,
+                "snapshot_ids": ",".join(dataset.snapshot_ids),
+                "prompts": dataset.prompts,
+                "sft_examples": dataset.sft_examples,
+                "dpo_pairs": dataset.dpo_pairs,
+                "varied_prompts": dataset.varied_prompts,
+                "train_rows": len(rows),
+            }
+        )
         frame = pd.DataFrame([{"example_id": r["example_id"], "instance_id": r["instance_id"]} for r in rows])
-        mlflow.log_input(mlflow.data.from_pandas(frame, source=dataset.uri, name=f"curated-{dataset.sha256[:12]}"),
-                         context="training")
+        mlflow.log_input(
+            mlflow.data.from_pandas(frame, source=dataset.uri, name=f"curated-{dataset.sha256[:12]}"),
+            context="training",
+        )
         # train
         work_dir = cfg.home / "training" / work_key(method, str(parent), dataset.sha256, cfg.train, cfg.policy)
-        result = fit(TrainJob(method=method, policy_dir=Path(parent_dir), rows=rows, work_dir=work_dir,
-                              settings=cfg.train, policy=cfg.policy, reward_fn=reward,
-                              on_metrics=_mlflow_sink(run.info.run_id), tools=_tool_schemas(cfg) if agent else None))
+        result = fit(
+            TrainJob(
+                method=method,
+                policy_dir=Path(parent_dir),
+                rows=rows,
+                work_dir=work_dir,
+                settings=cfg.train,
+                policy=cfg.policy,
+                reward_fn=reward,
+                on_metrics=_mlflow_sink(run.info.run_id),
+                tools=_tool_schemas(cfg) if agent else None,
+            )
+        )
         usd = result.usage.usd(cfg.cost.usd_per_cpu_hour, cfg.cost.usd_per_gpu_hour)
-        mlflow.log_metrics({"train.seconds": result.seconds, "train.steps": result.steps,
-                            "train.cpu_seconds": result.usage.cpu_s, "train.gpu_seconds": result.usage.gpu_s,
-                            "train.tokens_generated": result.usage.tokens_generated,
-                            "train.tokens_trained": result.usage.tokens_trained, "train.cost_usd": usd,
-                            "train.resumed_from_step": result.resumed_from_step})
+        mlflow.log_metrics(
+            {
+                "train.seconds": result.seconds,
+                "train.steps": result.steps,
+                "train.cpu_seconds": result.usage.cpu_s,
+                "train.gpu_seconds": result.usage.gpu_s,
+                "train.tokens_generated": result.usage.tokens_generated,
+                "train.tokens_trained": result.usage.tokens_trained,
+                "train.cost_usd": usd,
+                "train.resumed_from_step": result.resumed_from_step,
+            }
+        )
         # save
         model_uri = registry.log_policy(cfg, Path(result.output_dir), run_id=run.info.run_id)
         mlflow.set_tag(CHECKPOINT_TAG, tree_sha256(result.output_dir))  # pins the logged checkpoint (lineage)
-        candidate = Candidate(run_id=run.info.run_id, model_uri=model_uri, model_dir=result.output_dir,
-                              parent_version=str(parent), method=method, steps=result.steps,
-                              train_loss=result.train_loss, seconds=result.seconds, dataset_sha256=dataset.sha256,
-                              snapshot_ids=dataset.snapshot_ids, metrics=result.metrics,
-                              baselines=result.first_metrics, cost_usd=usd, usage=asdict(result.usage))
+        candidate = Candidate(
+            run_id=run.info.run_id,
+            model_uri=model_uri,
+            model_dir=result.output_dir,
+            parent_version=str(parent),
+            method=method,
+            steps=result.steps,
+            train_loss=result.train_loss,
+            seconds=result.seconds,
+            dataset_sha256=dataset.sha256,
+            snapshot_ids=dataset.snapshot_ids,
+            metrics=result.metrics,
+            baselines=result.first_metrics,
+            cost_usd=usd,
+            usage=asdict(result.usage),
+        )
         mlflow.log_dict(asdict(candidate), "candidate.json")
     out_dir = cfg.home / "runs" / run.info.run_id
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -17,8 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CHARTS = {"Champion resolve rate": "resolve_rate", "Cost per cycle": "cost",
-          "Intelligence per dollar": "intelligence", "Cost per 1M tokens": "tokens"}
+CHARTS = {
+    "Champion resolve rate": "resolve_rate",
+    "Cost per cycle": "cost",
+    "Intelligence per dollar": "intelligence",
+    "Cost per 1M tokens": "tokens",
+}
 
 
 @dataclass(frozen=True)
@@ -91,8 +95,13 @@ def _chance_lines(ax, chance: list[ChanceBaseline]) -> list[float]:
         if base.rate is None:
             ax.plot([], [], linestyle="none", label=f"{base.name}: unknown ({base.source})")
             continue
-        ax.axhline(base.rate * 100, linestyle=(0, (5, 3)), linewidth=1.2, color=("tab:gray", "tab:red")[i % 2],
-                   label=f"{base.name}: {base.rate:.1%} ({base.source})")
+        ax.axhline(
+            base.rate * 100,
+            linestyle=(0, (5, 3)),
+            linewidth=1.2,
+            color=("tab:gray", "tab:red")[i % 2],
+            label=f"{base.name}: {base.rate:.1%} ({base.source})",
+        )
         drawn.append(base.rate * 100)
     return drawn
 
@@ -110,16 +119,24 @@ def resolve_rate(data: ChartData, fig=None):
         ax.fill_between(xs, lo, hi, step="mid", alpha=0.2, color="tab:blue", label="champion 95% interval")
         ax.step(xs, champ, where="mid", color="tab:blue", linewidth=2, marker="o", label="champion")
         tried = [(p.cycle, p.candidate * 100) for p in points if p.candidate is not None]
-        ax.scatter([c for c, _ in tried], [v for _, v in tried], color="tab:orange", marker="x", zorder=3,
-                   label="candidate")
+        ax.scatter(
+            [c for c, _ in tried], [v for _, v in tried], color="tab:orange", marker="x", zorder=3, label="candidate"
+        )
         names = sorted({k for p in points for k in p.baselines})
         for i, name in enumerate(names):
             values = [(p.cycle, p.baselines[name] * 100) for p in points if name in p.baselines]
-            ax.plot([c for c, _ in values], [v for _, v in values], linestyle="--", marker=".",
-                    color=f"C{(i + 2) % 10}", label=f"baseline: {name}")
+            ax.plot(
+                [c for c, _ in values],
+                [v for _, v in values],
+                linestyle="--",
+                marker=".",
+                color=f"C{(i + 2) % 10}",
+                label=f"baseline: {name}",
+            )
         chance = _chance_lines(ax, series.chance)
-        ax.set_title(f"champion resolve rate: {series.role} (split {series.split}, {series.instances} instances)",
-                     fontsize=10)
+        ax.set_title(
+            f"champion resolve rate: {series.role} (split {series.split}, {series.instances} instances)", fontsize=10
+        )
         ax.set_ylabel("resolved (%)")
         shown = hi + [v for _, v in tried] + [v * 100 for p in points for v in p.baselines.values()] + chance
         ax.set_ylim(-2, min(102.0, max(shown + [10.0]) * 1.15))
@@ -154,8 +171,13 @@ def intelligence(data: ChartData, fig=None):
     ax = fig.subplots()
     xs = _cycles(data)
     cumulative = [c.cumulative_intelligence_per_dollar for c in data.cycles]
-    ax.plot([x for x, v in zip(xs, cumulative) if v is not None], [v for v in cumulative if v is not None],
-            marker="o", color="tab:blue", label="cumulative (total gain / total cost)")
+    ax.plot(
+        [x for x, v in zip(xs, cumulative) if v is not None],
+        [v for v in cumulative if v is not None],
+        marker="o",
+        color="tab:blue",
+        label="cumulative (total gain / total cost)",
+    )
     per_cycle = [(c.cycle, c.intelligence_per_dollar) for c in data.cycles if c.intelligence_per_dollar is not None]
     ax.bar([x for x, _ in per_cycle], [v for _, v in per_cycle], alpha=0.3, color="tab:orange", label="this cycle")
     ax.axhline(0, color="grey", linewidth=0.8)

@@ -46,11 +46,19 @@ class StackSettings(_Section):
     prefect_port: int = Field(4200, ge=1, le=65535, description="Prefect server (UI and API).")
     mlflow_port: int = Field(5000, ge=1, le=65535, description="MLflow tracking server and model registry.")
     s3_port: int = Field(8333, ge=1, le=65535, description="SeaweedFS's S3 API (the object store).")
-    weed_port_base: int = Field(19330, ge=1024, le=65500,
-                                description="SeaweedFS's internal ports: this one and the next 6 (master, volume, "
-                                            "filer, each with its gRPC port, and the S3 gRPC port).")
-    start_timeout_s: float = Field(90.0, gt=0, description="`postgame up` fails, naming the services and their "
-                                   "logs, when they are not healthy within this many seconds.")
+    weed_port_base: int = Field(
+        19330,
+        ge=1024,
+        le=65500,
+        description="SeaweedFS's internal ports: this one and the next 6 (master, volume, "
+        "filer, each with its gRPC port, and the S3 gRPC port).",
+    )
+    start_timeout_s: float = Field(
+        90.0,
+        gt=0,
+        description="`postgame up` fails, naming the services and their "
+        "logs, when they are not healthy within this many seconds.",
+    )
 
 
 class StoreSettings(_Section):
@@ -61,8 +69,9 @@ class StoreSettings(_Section):
     never logged.
     """
 
-    uri: str = Field("", description="s3://bucket or a folder; empty = s3://postgame when the stack runs, else "
-                                     "<home>/store.")
+    uri: str = Field(
+        "", description="s3://bucket or a folder; empty = s3://postgame when the stack runs, else <home>/store."
+    )
     endpoint_url: str = Field("", description="S3 endpoint; empty = the local stack's SeaweedFS.")
     access_key_id: SecretStr = Field(SecretStr(""), description="Prefer AWS_ACCESS_KEY_ID in the environment.")
     secret_access_key: SecretStr = Field(SecretStr(""), description="Prefer AWS_SECRET_ACCESS_KEY in the environment.")
@@ -72,11 +81,16 @@ class StoreSettings(_Section):
 class TrackingSettings(_Section):
     """MLflow. Empty `tracking_uri` = the stack's server when it runs, else `sqlite:///<home>/mlflow.db`."""
 
-    tracking_uri: str = Field("", description="MLflow tracking (and registry) URI; empty = the stack's server "
-                                              "when it runs, else sqlite:///<home>/mlflow.db.")
+    tracking_uri: str = Field(
+        "",
+        description="MLflow tracking (and registry) URI; empty = the stack's server "
+        "when it runs, else sqlite:///<home>/mlflow.db.",
+    )
     experiment: str = Field("postgame", description="MLflow experiment of the cycle, training and bootstrap runs.")
-    registered_model: str = Field("postgame-policy", description="Registered model whose versions are the "
-                                                                "candidates; aliases `champion` and `challenger`.")
+    registered_model: str = Field(
+        "postgame-policy",
+        description="Registered model whose versions are the candidates; aliases `champion` and `challenger`.",
+    )
 
 
 class BootstrapSettings(_Section):
@@ -104,38 +118,53 @@ class PolicySettings(_Section):
     """The policy. Default: the base shipped in models/base (a small Qwen2 pre-trained by `postgame bootstrap`);
     the architecture keys below are the base's and that of an untrained embedded policy."""
 
-    base_model: str = Field("", description="A local Hugging Face checkpoint folder to start from; empty = the "
-                                            "pre-trained base shipped in models/base (an untrained embedded one, "
-                                            "built under home, where it is missing).")
-    engine: Literal["transformers", "vllm"] = Field("transformers", description="vllm needs GPUs: pip install "
-                                                                                "'postgame[gpu]'.")
+    base_model: str = Field(
+        "",
+        description="A local Hugging Face checkpoint folder to start from; empty = the "
+        "pre-trained base shipped in models/base (an untrained embedded one, "
+        "built under home, where it is missing).",
+    )
+    engine: Literal["transformers", "vllm"] = Field(
+        "transformers", description="vllm needs GPUs: pip install 'postgame[gpu]'."
+    )
     hidden_size: int = Field(192, gt=0, description="Model width (Qwen2 hidden_size).")
     intermediate_size: int = Field(576, ge=0, description="MLP width; 0 = 2 x hidden_size.")
     num_layers: int = Field(4, gt=0, description="Transformer layers.")
     num_heads: int = Field(4, gt=0, description="Attention heads.")
-    vocab_size: int = Field(4096, ge=300, description="Size of the byte-level BPE vocabulary trained on the seed "
-                                                      "projects' code (256 bytes + merges + special tokens).")
-    max_position_embeddings: int = Field(2048, gt=0, description="Longest sequence the model takes (prompt + "
-                                                                 "completion; also DPO's max_length).")
-    max_prompt_tokens: int = Field(320, gt=0, description="Longer prompts are truncated (left side kept: the code "
-                                   "window and the answer format come last).")
+    vocab_size: int = Field(
+        4096,
+        ge=300,
+        description="Size of the byte-level BPE vocabulary trained on the seed "
+        "projects' code (256 bytes + merges + special tokens).",
+    )
+    max_position_embeddings: int = Field(
+        2048, gt=0, description="Longest sequence the model takes (prompt + completion; also DPO's max_length)."
+    )
+    max_prompt_tokens: int = Field(
+        320,
+        gt=0,
+        description="Longer prompts are truncated (left side kept: the code window and the answer format come last).",
+    )
     max_new_tokens: int = Field(128, gt=0, description="Longest completion generated.")
-    temperature: float = Field(1.0, gt=0, description="Sampling temperature (traffic, pass@k, GRPO); evaluation "
-                                                      "is greedy.")
+    temperature: float = Field(
+        1.0, gt=0, description="Sampling temperature (traffic, pass@k, GRPO); evaluation is greedy."
+    )
     seed: int = Field(0, description="Default sampling seed, and the initial weights of an embedded policy.")
     prompt_context: Literal["oracle", "file"] = Field(
-        "oracle", description="What a prompt shows: `oracle` = the function the failing tests reach (SWE-bench's "
-                              "oracle retrieval; what a small model can act on), `file` = the localised files whole.")
+        "oracle",
+        description="What a prompt shows: `oracle` = the function the failing tests reach (SWE-bench's "
+        "oracle retrieval; what a small model can act on), `file` = the localised files whole.",
+    )
     bootstrap: BootstrapSettings = BootstrapSettings()
-
-
 
 
 class Config(_Section):
     """Every section of postgame.yaml (reference: docs/config.md, written from these models)."""
 
-    home: Path = Field(Path(".postgame"), description="All state: servers' data, logs, caches, outputs; "
-                                                      "$POSTGAME_HOME wins over the file.")
+    home: Path = Field(
+        Path(".postgame"),
+        description="All state: servers' data, logs, caches, outputs; $POSTGAME_HOME wins over the file.",
+    )
     stack: StackSettings = StackSettings()
     store: StoreSettings = StoreSettings()
     tracking: TrackingSettings = TrackingSettings()
@@ -143,19 +172,28 @@ class Config(_Section):
     validate_: ValidateSettings = Field(ValidateSettings(), alias="validate")
     curate: CurateSettings = CurateSettings()
     policy: PolicySettings = PolicySettings()
-    scaffold: ScaffoldSettings = Field(ScaffoldSettings(), description="What the agent scaffold does between the "
-                                       "policy's completions and the answer it submits (models/answer.py).")
+    scaffold: ScaffoldSettings = Field(
+        ScaffoldSettings(),
+        description="What the agent scaffold does between the "
+        "policy's completions and the answer it submits (models/answer.py).",
+    )
     train: TrainSettings = TrainSettings()
     eval: HarnessSettings = HarnessSettings()
-    agent: AgentSettings = Field(AgentSettings(), description="The agent environment: tools and episode limits "
-                                 "(evals/agent/).")
-    factory: FactorySettings = Field(FactorySettings(), validation_alias=AliasChoices("factory", "tasks"),
-                                     description="The coding-task world and the traffic simulator.")
+    agent: AgentSettings = Field(
+        AgentSettings(), description="The agent environment: tools and episode limits (evals/agent/)."
+    )
+    factory: FactorySettings = Field(
+        FactorySettings(),
+        validation_alias=AliasChoices("factory", "tasks"),
+        description="The coding-task world and the traffic simulator.",
+    )
     promote: PromoteSettings = PromoteSettings()
     cost: CostSettings = CostSettings()
     runner: RunnerSettings = RunnerSettings()
-    operate: OperateSettings = Field(OperateSettings(), description="Continuous operation: schedule, one cycle at "
-                                     "a time, retries, service timeouts, auth.")
+    operate: OperateSettings = Field(
+        OperateSettings(),
+        description="Continuous operation: schedule, one cycle at a time, retries, service timeouts, auth.",
+    )
     demo: DemoSettings = DemoSettings()
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -175,7 +213,7 @@ def _env_overrides(env: dict[str, str]) -> dict[str, Any]:
     for name, raw in sorted(env.items()):
         if not name.startswith(ENV_PREFIX) or name in RESERVED_ENV:
             continue
-        path = [p.lower() for p in name[len(ENV_PREFIX):].split("__")]
+        path = [p.lower() for p in name[len(ENV_PREFIX) :].split("__")]
         if len(path) < 2 or not all(path):
             continue  # not an override (e.g. POSTGAME_SOMETHING of another tool); overrides are SECTION__KEY
         try:

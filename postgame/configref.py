@@ -103,8 +103,12 @@ def type_name(annotation: Any) -> str:
 def _bounds(field: FieldInfo) -> list[str]:
     out = []
     for m in field.metadata:
-        for kind, attr, sign in ((annotated_types.Ge, "ge", ">="), (annotated_types.Gt, "gt", ">"),
-                                 (annotated_types.Le, "le", "<="), (annotated_types.Lt, "lt", "<")):
+        for kind, attr, sign in (
+            (annotated_types.Ge, "ge", ">="),
+            (annotated_types.Gt, "gt", ">"),
+            (annotated_types.Le, "le", "<="),
+            (annotated_types.Lt, "lt", "<"),
+        ):
             if isinstance(m, kind):
                 out.append(f"{sign} {getattr(m, attr)}")
         if isinstance(m, annotated_types.MinLen):
@@ -136,9 +140,15 @@ def keys(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> Iterator[Key]:
         section, optional = _section_model(field.annotation)
         default = field.get_default(call_default_factory=True)
         description = field.description or (_doc(section) if section else "")
-        yield Key(path=(*prefix, key), also=also, default=None if section else _plain(default),
-                  rule="section" if section else rule(field), description=description, section=section,
-                  optional=optional)
+        yield Key(
+            path=(*prefix, key),
+            also=also,
+            default=None if section else _plain(default),
+            rule="section" if section else rule(field),
+            description=description,
+            section=section,
+            optional=optional,
+        )
         if section is not None:
             yield from keys(section, (*prefix, key))
 
@@ -162,8 +172,17 @@ def _comment(text: str, indent: str, keep: str = "") -> list[str]:
     """`text` as comment lines; `keep` (a rule) is appended in brackets and never broken across lines."""
     if keep:
         text = f"{text} [{keep.replace(' ', NBSP)}]".strip()
-    lines = textwrap.wrap(text, WIDTH - len(indent) - 2, initial_indent=f"{indent}# ", subsequent_indent=f"{indent}# ",
-                          break_on_hyphens=False) if text else []
+    lines = (
+        textwrap.wrap(
+            text,
+            WIDTH - len(indent) - 2,
+            initial_indent=f"{indent}# ",
+            subsequent_indent=f"{indent}# ",
+            break_on_hyphens=False,
+        )
+        if text
+        else []
+    )
     return [line.replace(NBSP, " ") for line in lines]
 
 
@@ -178,7 +197,7 @@ def example_yaml(model: type[BaseModel] = Config) -> str:
     for k in keys(model):
         depth = len(k.path) - 1
         indent = "  " * depth
-        commented = off is not None and k.path[:len(off)] == off
+        commented = off is not None and k.path[: len(off)] == off
         if not commented:
             off = None
         mark = "# " if commented else ""
@@ -209,16 +228,21 @@ def _cell(text: str) -> str:
 
 def reference_md(model: type[BaseModel] = Config) -> str:
     """`docs/config.md`: one table per section (key, default, type and rule, description)."""
-    out = ["# Configuration reference", "",
-           f"Generated from the settings models by `{COMMAND}`; do not edit by hand. Every key is optional; the",
-           "defaults below are what runs without a file. The same keys, as a file to copy:",
-           "[`postgame.yaml.example`](../postgame.yaml.example).", "",
-           "Which file is read, first match wins: `--config FILE`, `$POSTGAME_CONFIG`, `./postgame.yaml`, the defaults.",
-           f"Env overrides win over the file: `{ENV_PREFIX}<SECTION>__<KEY>=value` (one `__` per level, any case, the",
-           f"value parsed as YAML), e.g. `{ENV_PREFIX}EVAL__TIMEOUT_S=30`, "
-           f"`{ENV_PREFIX}FACTORY__SIMULATE__SECRET_RATE=0.1`; `$POSTGAME_HOME` sets `home`.",
-           "An unknown key or a bad value stops every command with exit code 2 and one line naming the key, the value",
-           "and what is allowed.", ""]
+    out = [
+        "# Configuration reference",
+        "",
+        f"Generated from the settings models by `{COMMAND}`; do not edit by hand. Every key is optional; the",
+        "defaults below are what runs without a file. The same keys, as a file to copy:",
+        "[`postgame.yaml.example`](../postgame.yaml.example).",
+        "",
+        "Which file is read, first match wins: `--config FILE`, `$POSTGAME_CONFIG`, `./postgame.yaml`, the defaults.",
+        f"Env overrides win over the file: `{ENV_PREFIX}<SECTION>__<KEY>=value` (one `__` per level, any case, the",
+        f"value parsed as YAML), e.g. `{ENV_PREFIX}EVAL__TIMEOUT_S=30`, "
+        f"`{ENV_PREFIX}FACTORY__SIMULATE__SECRET_RATE=0.1`; `$POSTGAME_HOME` sets `home`.",
+        "An unknown key or a bad value stops every command with exit code 2 and one line naming the key, the value",
+        "and what is allowed.",
+        "",
+    ]
     tables: dict[tuple[str, ...], list[Key]] = {(): []}
     sections: list[tuple[tuple[str, ...], Key | None]] = [((), None)]
     for k in keys(model):
@@ -230,8 +254,12 @@ def reference_md(model: type[BaseModel] = Config) -> str:
         rows = [k for k in tables[path] if k.section is None]
         out += [f"## `{'.'.join(path)}`" if path else "## Top level", ""]
         if section is not None:
-            out += [_prose(section.description) + _also(section)
-                    + (" Off unless set (`null` by default)." if section.optional else ""), ""]
+            out += [
+                _prose(section.description)
+                + _also(section)
+                + (" Off unless set (`null` by default)." if section.optional else ""),
+                "",
+            ]
             out += [f"- Rule: {_prose(r)}" for r in cross_field_rules(section.section)] if section.section else []
             out += [""] if section.section and cross_field_rules(section.section) else []
         subsections = [k for k in tables[path] if k.section is not None]
@@ -239,8 +267,11 @@ def reference_md(model: type[BaseModel] = Config) -> str:
             out += ["Sections: " + ", ".join(f"`{'.'.join(k.path)}`" for k in subsections) + ".", ""]
         if rows:
             out += ["| key | default | type and rule | description |", "|---|---|---|---|"]
-            out += [f"| `{k.path[-1]}` | `{_cell(_scalar(k.default))}` | {_cell(_prose(k.rule))} | "
-                    f"{_cell(_prose(k.description + _also(k)))} |" for k in rows]
+            out += [
+                f"| `{k.path[-1]}` | `{_cell(_scalar(k.default))}` | {_cell(_prose(k.rule))} | "
+                f"{_cell(_prose(k.description + _also(k)))} |"
+                for k in rows
+            ]
             out.append("")
     return "\n".join(out)
 

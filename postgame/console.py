@@ -34,9 +34,17 @@ def progress_bar(title: str, total: int, *, enabled: bool) -> Iterator[Callable[
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     # redirect_*=False: what libraries print meanwhile goes where it went, not above the bar
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=24), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True, redirect_stdout=False,
-                  redirect_stderr=False) as progress:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(bar_width=24),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    ) as progress:
         task = progress.add_task(title, total=total)
 
         def tell(text: str, done: int = 0) -> None:
@@ -91,8 +99,10 @@ def _prefect_console_to(path: Path) -> None:
     handlers_module = sys.modules.get("prefect.logging.handlers")
     if handlers_module is None:
         return
-    loggers = [logging.getLogger(), *(lg for lg in logging.Logger.manager.loggerDict.values()
-                                      if isinstance(lg, logging.Logger))]
+    loggers = [
+        logging.getLogger(),
+        *(lg for lg in logging.Logger.manager.loggerDict.values() if isinstance(lg, logging.Logger)),
+    ]
     handlers = {id(h): h for lg in loggers for h in lg.handlers if isinstance(h, handlers_module.PrefectConsoleHandler)}
     if not handlers:
         return

@@ -42,10 +42,10 @@ class CuratedDataset:
     uri: str
     sha256: str
     snapshot_ids: tuple[str, ...]
-    prompts: int                                        # train instances with a prompt (= grpo rows)
-    sft_examples: int                                   # verified completions
+    prompts: int  # train instances with a prompt (= grpo rows)
+    sft_examples: int  # verified completions
     dpo_pairs: int = 0
-    varied_prompts: int = 0                             # grpo prompts whose traffic outcomes differ
+    varied_prompts: int = 0  # grpo prompts whose traffic outcomes differ
     skipped: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -99,16 +99,22 @@ def _attempts(sessions: list[dict], splits: dict[str, str]) -> tuple[dict[str, l
             skipped["no_prompt"] += 1
             continue
         outcome = session.get("outcome") or {}
-        by_instance.setdefault(instance_id, []).append(_Attempt(
-            session_id=str(session.get("session_id")), prompt=prompt,
-            answer=_last(messages, "assistant") or session.get("patch") or "",
-            status=str(outcome.get("status") or ""), feedback=str(outcome.get("feedback") or "none"),
-            messages=messages if session.get("schema_version") == 2 else None))
+        by_instance.setdefault(instance_id, []).append(
+            _Attempt(
+                session_id=str(session.get("session_id")),
+                prompt=prompt,
+                answer=_last(messages, "assistant") or session.get("patch") or "",
+                status=str(outcome.get("status") or ""),
+                feedback=str(outcome.get("feedback") or "none"),
+                messages=messages if session.get("schema_version") == 2 else None,
+            )
+        )
     return by_instance, skipped
 
 
-def build_rows(sessions: list[dict], splits: dict[str, str], max_examples: int, max_pairs_per_task: int = 4
-               ) -> tuple[list[dict], dict[str, int]]:
+def build_rows(
+    sessions: list[dict], splits: dict[str, str], max_examples: int, max_pairs_per_task: int = 4
+) -> tuple[list[dict], dict[str, int]]:
     """Pure: sessions (records of either schema version) + {instance_id: split} → rows of every kind (see the module docstring)
     and the skip counts. Deterministic: the same sessions give the same rows in the same order."""
     by_instance, skipped = _attempts(sessions, splits)
@@ -123,18 +129,43 @@ def build_rows(sessions: list[dict], splits: dict[str, str], max_examples: int, 
             if a.verified and all(a.answer != g.answer for g in good):
                 good.append(a)
         bad = [a for a in attempts if a.failed and all(a.answer != g.answer for g in good)]
-        sft += [{"kind": "sft", "example_id": f"sft:{instance_id}:{a.session_id}", "instance_id": instance_id,
-                 "prompt": a.prompt, "completion": a.answer, **({} if a.messages is None else {"messages": a.messages})}
-                for a in good]
+        sft += [
+            {
+                "kind": "sft",
+                "example_id": f"sft:{instance_id}:{a.session_id}",
+                "instance_id": instance_id,
+                "prompt": a.prompt,
+                "completion": a.answer,
+                **({} if a.messages is None else {"messages": a.messages}),
+            }
+            for a in good
+        ]
         pairs = [(g, b) for g in good for b in bad][:max_pairs_per_task]
-        dpo += [{"kind": "dpo", "example_id": f"dpo:{instance_id}:{g.session_id}:{b.session_id}",
-                 "instance_id": instance_id, "prompt": g.prompt, "chosen": g.answer, "rejected": b.answer or ""}
-                for g, b in pairs]
+        dpo += [
+            {
+                "kind": "dpo",
+                "example_id": f"dpo:{instance_id}:{g.session_id}:{b.session_id}",
+                "instance_id": instance_id,
+                "prompt": g.prompt,
+                "chosen": g.answer,
+                "rejected": b.answer or "",
+            }
+            for g, b in pairs
+        ]
         outcomes = [1.0 if a.status == "resolved" else 0.0 for a in attempts if a.status in OUTCOME_STATUSES]
         p = sum(outcomes) / len(outcomes) if outcomes else 0.0
-        grpo.append({"kind": "grpo", "example_id": f"grpo:{instance_id}", "instance_id": instance_id,
-                     "prompt": prompt, "sessions": len(outcomes), "resolved": int(sum(outcomes)),
-                     "variance": p * (1 - p), "session_ids": [a.session_id for a in attempts]})
+        grpo.append(
+            {
+                "kind": "grpo",
+                "example_id": f"grpo:{instance_id}",
+                "instance_id": instance_id,
+                "prompt": prompt,
+                "sessions": len(outcomes),
+                "resolved": int(sum(outcomes)),
+                "variance": p * (1 - p),
+                "session_ids": [a.session_id for a in attempts],
+            }
+        )
     grpo.sort(key=lambda r: (-r["variance"], r["instance_id"]))
     return sft[:max_examples] + dpo[:max_examples] + grpo[:max_examples], skipped
 
@@ -169,19 +200,29 @@ def curate_snapshots(cfg: Config, snapshot_ids: list[str], splits: dict[str, str
     if len(grpo) < cfg.curate.min_records:
         raise DataValidationError(
             f"curate: {len(grpo)} training prompts from snapshots {[s[:12] for s in snapshot_ids]} < "
-            f"curate.min_records={cfg.curate.min_records} (skipped: {skipped})", failed=["curate.min_records"])
+            f"curate.min_records={cfg.curate.min_records} (skipped: {skipped})",
+            failed=["curate.min_records"],
+        )
     body = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows).encode()
     sha = sha256_bytes(body)
     s = store(cfg)
-    dataset = CuratedDataset(uri=s.url(f"datasets/{sha}.jsonl"), sha256=sha, snapshot_ids=tuple(snapshot_ids),
-                             prompts=len(grpo), sft_examples=len(rows_of(rows, "sft")),
-                             dpo_pairs=len(rows_of(rows, "dpo")),
-                             varied_prompts=sum(1 for r in grpo if r["variance"] > 0), skipped=skipped)
+    dataset = CuratedDataset(
+        uri=s.url(f"datasets/{sha}.jsonl"),
+        sha256=sha,
+        snapshot_ids=tuple(snapshot_ids),
+        prompts=len(grpo),
+        sft_examples=len(rows_of(rows, "sft")),
+        dpo_pairs=len(rows_of(rows, "dpo")),
+        varied_prompts=sum(1 for r in grpo if r["variance"] > 0),
+        skipped=skipped,
+    )
     if not s.exists(dataset.key):
         s.put(dataset.key, body)
         made_by = {"code_version": code_version(), "config_sha256": config_sha256(cfg)}  # lineage: what made it
-        s.put(f"datasets/{sha}.manifest.json", json.dumps({**asdict(dataset), **made_by}, indent=2,
-                                                          sort_keys=True).encode())
+        s.put(
+            f"datasets/{sha}.manifest.json",
+            json.dumps({**asdict(dataset), **made_by}, indent=2, sort_keys=True).encode(),
+        )
     return dataset
 
 
@@ -193,4 +234,3 @@ def load_rows(cfg: Config, dataset: CuratedDataset) -> list[dict]:
     if sha256_bytes(body) != dataset.sha256:
         raise DataValidationError(f"dataset {dataset.uri} does not match its sha256 {dataset.sha256}")
     return [json.loads(line) for line in body.decode().splitlines() if line]
-

@@ -18,8 +18,9 @@ class StackError(PostgameError):
 class DataValidationError(PostgameError):
     """A critical data expectation failed: the cycle stops before training."""
 
-    def __init__(self, message: str, failed: list[str] | None = None, docs_uri: str | None = None,
-                 report: object | None = None):
+    def __init__(
+        self, message: str, failed: list[str] | None = None, docs_uri: str | None = None, report: object | None = None
+    ):
         super().__init__(message)
         self.failed = failed or []
         self.docs_uri = docs_uri

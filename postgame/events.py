@@ -35,9 +35,14 @@ def logs_resource(cfg: Config) -> str:
 
 
 def logs_landed_event(cfg: Config, *, source: str, objects: int) -> dict:
-    return {"id": str(uuid.uuid4()), "occurred": datetime.now(UTC).isoformat(), "event": LOGS_LANDED,
-            "resource": {"prefect.resource.id": logs_resource(cfg), "postgame.source": source},
-            "related": [], "payload": {"objects": objects, "source": source}}
+    return {
+        "id": str(uuid.uuid4()),
+        "occurred": datetime.now(UTC).isoformat(),
+        "event": LOGS_LANDED,
+        "resource": {"prefect.resource.id": logs_resource(cfg), "postgame.source": source},
+        "related": [],
+        "payload": {"objects": objects, "source": source},
+    }
 
 
 def emit_logs_landed(cfg: Config, *, source: str, objects: int) -> bool:
@@ -52,18 +57,24 @@ def emit_logs_landed(cfg: Config, *, source: str, objects: int) -> bool:
     if not api:
         return False
     try:
-        resp = httpx.post(f"{api}/events", json=[logs_landed_event(cfg, source=source, objects=objects)],
-                          auth=prefect_auth(cfg), timeout=cfg.operate.service_timeout_s)
+        resp = httpx.post(
+            f"{api}/events",
+            json=[logs_landed_event(cfg, source=source, objects=objects)],
+            auth=prefect_auth(cfg),
+            timeout=cfg.operate.service_timeout_s,
+        )
         resp.raise_for_status()
     except httpx.HTTPError as exc:  # an event is a hint; the schedule catches up when one is lost
-        log.warning("could not emit %s (%s: %s); the schedule will pick the logs up", LOGS_LANDED,
-                    type(exc).__name__, exc)
+        log.warning(
+            "could not emit %s (%s: %s); the schedule will pick the logs up", LOGS_LANDED, type(exc).__name__, exc
+        )
         return False
     return True
 
 
-def watch(cfg: Config, *, once: bool = False, interval_s: float | None = None,
-          say: Callable[[str], None] = log.info) -> None:
+def watch(
+    cfg: Config, *, once: bool = False, interval_s: float | None = None, say: Callable[[str], None] = log.info
+) -> None:
     """Poll the log source (`ingest.source`) every `interval_s` (default `operate.watch_interval_s`); when log
     objects are new or changed since the last poll that reached Prefect, emit one `postgame.logs.landed` for them.
     What was announced is kept in `<home>/watch.json`, so a restart does not announce it again; an event Prefect did
@@ -81,8 +92,10 @@ def watch(cfg: Config, *, once: bool = False, interval_s: float | None = None,
         new = [k for k, etag in current.items() if seen.get(k) != etag]
         if new:
             sent = emit_logs_landed(cfg, source=source, objects=len(new))
-            say(f"{len(new)} new log object(s) under {source}: "
-                f"{'postgame.logs.landed sent' if sent else 'not sent (no Prefect server); will try again'}")
+            say(
+                f"{len(new)} new log object(s) under {source}: "
+                f"{'postgame.logs.landed sent' if sent else 'not sent (no Prefect server); will try again'}"
+            )
             if sent:
                 seen.update(current)
                 state_path.write_text(json.dumps(seen, sort_keys=True))

@@ -115,8 +115,10 @@ def pending(cfg: Config) -> list[str]:
     from postgame.ingest import list_snapshots
     from postgame.runtime import store
 
-    done = {info.key.rsplit("/", 1)[-1].removesuffix(".json")
-            for info in store(cfg).list(f"{cfg.ingest.state_prefix}ledger/")}
+    done = {
+        info.key.rsplit("/", 1)[-1].removesuffix(".json")
+        for info in store(cfg).list(f"{cfg.ingest.state_prefix}ledger/")
+    }
     return [m.snapshot_id for m in list_snapshots(cfg=cfg) if m.snapshot_id not in done]
 
 

@@ -32,6 +32,7 @@ CONFIG_TAG = "postgame.config_sha256"
 
 # --- hashes --------------------------------------------------------------------------------------------------------
 
+
 def file_sha256(path: str | Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -61,6 +62,7 @@ def code_version() -> str:
 
 
 # --- the chain -----------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Hop:
@@ -96,19 +98,34 @@ class Lineage:
 
     def rows(self) -> list[dict]:
         """One row per hop, for a table (the Prefect artifact)."""
-        return [{"step": h.kind, "name": h.name, "uri": h.uri, "hash": h.recorded or "-",
-                 "ok": "yes" if h.ok else "BROKEN", "code": h.code_version or "-",
-                 "config": (h.config_sha256 or "-")[:12], "checked": h.detail} for h in self.hops]
+        return [
+            {
+                "step": h.kind,
+                "name": h.name,
+                "uri": h.uri,
+                "hash": h.recorded or "-",
+                "ok": "yes" if h.ok else "BROKEN",
+                "code": h.code_version or "-",
+                "config": (h.config_sha256 or "-")[:12],
+                "checked": h.detail,
+            }
+            for h in self.hops
+        ]
 
     def text(self) -> str:
-        lines = [f"{self.model} v{self.version}: {'every hop resolves' if self.ok else 'BROKEN LINKS'} "
-                 f"({len(self.hops)} hops, {len(self.log_objects())} log objects)"]
+        lines = [
+            f"{self.model} v{self.version}: {'every hop resolves' if self.ok else 'BROKEN LINKS'} "
+            f"({len(self.hops)} hops, {len(self.log_objects())} log objects)"
+        ]
         for h in self.hops:
             indent = "      " if h.kind == "log_object" else "  "
             mark = "ok" if h.ok else "BROKEN"
             pins = f" {h.recorded[:16]}" if h.recorded else ""
-            where = f" [code {h.code_version}, config {h.config_sha256[:12]}]" if h.code_version and h.config_sha256 \
+            where = (
+                f" [code {h.code_version}, config {h.config_sha256[:12]}]"
+                if h.code_version and h.config_sha256
                 else (f" [code {h.code_version}]" if h.code_version else "")
+            )
             lines.append(f"{indent}{mark:6s} {h.kind:12s} {h.name}{pins}{where}")
             lines.append(f"{indent}       {h.uri} - {h.detail}")
         return "\n".join(lines)
@@ -135,8 +152,9 @@ def find_version(cfg: Config, version: str):
             return client.get_model_version(name, version)
         return client.get_model_version_by_alias(name, version)
     except MlflowException as exc:
-        raise PostgameError(f"no version {version!r} of model {name!r} in {_client(cfg).tracking_uri}: "
-                            f"{str(exc).splitlines()[0]}") from None
+        raise PostgameError(
+            f"no version {version!r} of model {name!r} in {_client(cfg).tracking_uri}: {str(exc).splitlines()[0]}"
+        ) from None
 
 
 def follow(cfg: Config, version: str) -> Lineage:
@@ -145,8 +163,11 @@ def follow(cfg: Config, version: str) -> Lineage:
     run = _client(cfg).get_run(mv.run_id)
     tags, params = dict(run.data.tags), dict(run.data.params)
     code, conf = tags.get(CODE_TAG), tags.get(CONFIG_TAG)
-    hops = [_model_hop(cfg, mv, tags, code, conf), _eval_hop(mv.run_id, tags, code, conf),
-            _run_hop(mv, run, params, code, conf)]
+    hops = [
+        _model_hop(cfg, mv, tags, code, conf),
+        _eval_hop(mv.run_id, tags, code, conf),
+        _run_hop(mv, run, params, code, conf),
+    ]
     dataset_sha = (mv.tags or {}).get("lineage.dataset_sha256") or params.get("dataset_sha256", "")
     dataset_hop, snapshot_ids = _dataset_hop(cfg, dataset_sha, (mv.tags or {}).get("lineage.snapshot_ids", ""))
     hops.append(dataset_hop)
@@ -167,15 +188,32 @@ def _model_hop(cfg: Config, mv, tags: dict, code, conf) -> Hop:
             return Hop("model_version", f"v{mv.version}", uri, recorded, False, f"cannot download: {exc}", code, conf)
         found = sorted(p.parent for p in Path(tmp).rglob("config.json"))
         if not found:
-            return Hop("model_version", f"v{mv.version}", uri, recorded, False, "no checkpoint (config.json) in it",
-                       code, conf)
+            return Hop(
+                "model_version", f"v{mv.version}", uri, recorded, False, "no checkpoint (config.json) in it", code, conf
+            )
         actual = tree_sha256(found[0])
     if recorded is None:
-        return Hop("model_version", f"v{mv.version}", uri, actual, False,
-                   f"no {CHECKPOINT_TAG} tag on run {mv.run_id}: the checkpoint is not pinned", code, conf)
+        return Hop(
+            "model_version",
+            f"v{mv.version}",
+            uri,
+            actual,
+            False,
+            f"no {CHECKPOINT_TAG} tag on run {mv.run_id}: the checkpoint is not pinned",
+            code,
+            conf,
+        )
     ok = actual == recorded
-    return Hop("model_version", f"v{mv.version}", uri, recorded, ok,
-               "checkpoint files match their sha256" if ok else f"checkpoint files hash to {actual}", code, conf)
+    return Hop(
+        "model_version",
+        f"v{mv.version}",
+        uri,
+        recorded,
+        ok,
+        "checkpoint files match their sha256" if ok else f"checkpoint files hash to {actual}",
+        code,
+        conf,
+    )
 
 
 def _eval_hop(run_id: str, tags: dict, code, conf) -> Hop:
@@ -191,22 +229,42 @@ def _eval_hop(run_id: str, tags: dict, code, conf) -> Hop:
         actual = file_sha256(path)
         resolved = len(json.loads(Path(path).read_text()).get("resolved_ids", []))
     if recorded is None:
-        return Hop("eval_report", "report.json", uri, actual, False, f"no {EVAL_REPORT_TAG} tag: not pinned",
-                   code, conf)
+        return Hop(
+            "eval_report", "report.json", uri, actual, False, f"no {EVAL_REPORT_TAG} tag: not pinned", code, conf
+        )
     ok = actual == recorded
-    return Hop("eval_report", "report.json", uri, recorded, ok,
-               f"sha256 matches; {resolved} resolved" if ok else f"report hashes to {actual}", code, conf)
+    return Hop(
+        "eval_report",
+        "report.json",
+        uri,
+        recorded,
+        ok,
+        f"sha256 matches; {resolved} resolved" if ok else f"report hashes to {actual}",
+        code,
+        conf,
+    )
 
 
 def _run_hop(mv, run, params: dict, code, conf) -> Hop:
     tagged = (mv.tags or {}).get("lineage.dataset_sha256")
     logged = params.get("dataset_sha256")
     ok = bool(logged) and (tagged is None or tagged == logged)
-    detail = (f"{params.get('method', '?')} from v{params.get('parent_version', '?')}, trained on dataset "
-              f"{(logged or '?')[:12]}" if ok else
-              f"run's dataset_sha256 {logged!r} != version tag lineage.dataset_sha256 {tagged!r}")
-    return Hop("training_run", run.info.run_name or run.info.run_id, f"runs:/{run.info.run_id}",
-               (mv.tags or {}).get("lineage.run_id") or run.info.run_id, ok, detail, code, conf)
+    detail = (
+        f"{params.get('method', '?')} from v{params.get('parent_version', '?')}, trained on dataset "
+        f"{(logged or '?')[:12]}"
+        if ok
+        else f"run's dataset_sha256 {logged!r} != version tag lineage.dataset_sha256 {tagged!r}"
+    )
+    return Hop(
+        "training_run",
+        run.info.run_name or run.info.run_id,
+        f"runs:/{run.info.run_id}",
+        (mv.tags or {}).get("lineage.run_id") or run.info.run_id,
+        ok,
+        detail,
+        code,
+        conf,
+    )
 
 
 def _dataset_hop(cfg: Config, sha: str, tagged_snapshots: str) -> tuple[Hop, list[str]]:
@@ -218,8 +276,9 @@ def _dataset_hop(cfg: Config, sha: str, tagged_snapshots: str) -> tuple[Hop, lis
     uri = s.url(key)
     wanted = [i for i in tagged_snapshots.split(",") if i]
     if not sha or not s.exists(key):
-        return Hop("dataset", f"curated-{sha[:12]}", uri, sha or None, False, "the dataset object does not exist"), \
-            wanted
+        return Hop(
+            "dataset", f"curated-{sha[:12]}", uri, sha or None, False, "the dataset object does not exist"
+        ), wanted
     actual = sha256_bytes(s.get(key))
     manifest_key = f"datasets/{sha}.manifest.json"
     manifest = json.loads(s.get(manifest_key)) if s.exists(manifest_key) else {}
@@ -229,10 +288,20 @@ def _dataset_hop(cfg: Config, sha: str, tagged_snapshots: str) -> tuple[Hop, lis
         problems.append(f"content hashes to {actual}")
     if wanted and snapshot_ids != wanted:
         problems.append(f"manifest snapshots {snapshot_ids} != version tag {wanted}")
-    detail = "; ".join(problems) or f"sha256 matches; {manifest.get('prompts', '?')} prompts, " \
-                                    f"{manifest.get('sft_examples', '?')} SFT examples"
-    return Hop("dataset", f"curated-{sha[:12]}", uri, sha, not problems, detail, manifest.get("code_version"),
-               manifest.get("config_sha256")), snapshot_ids
+    detail = (
+        "; ".join(problems)
+        or f"sha256 matches; {manifest.get('prompts', '?')} prompts, {manifest.get('sft_examples', '?')} SFT examples"
+    )
+    return Hop(
+        "dataset",
+        f"curated-{sha[:12]}",
+        uri,
+        sha,
+        not problems,
+        detail,
+        manifest.get("code_version"),
+        manifest.get("config_sha256"),
+    ), snapshot_ids
 
 
 def _snapshot_hops(cfg: Config, snapshot_id: str) -> list[Hop]:
@@ -258,10 +327,13 @@ def _snapshot_hops(cfg: Config, snapshot_id: str) -> list[Hop]:
     status = ledger.status(cfg, snapshot_id)
     if status != "trained":
         problems.append(f"ledger says {status!r}, not 'trained' (validated and consumed by a cycle)")
-    detail = "; ".join(problems) or (f"id = sha256 of its content; data sha256 matches; validated, ledger 'trained'; "
-                                     f"{m.counts.records_ingested} records from {len(m.sources)} objects")
-    hops = [Hop("snapshot", snapshot_id[:12], uri, m.data.sha256, not problems, detail, m.code_version,
-                m.config_sha256)]
+    detail = "; ".join(problems) or (
+        f"id = sha256 of its content; data sha256 matches; validated, ledger 'trained'; "
+        f"{m.counts.records_ingested} records from {len(m.sources)} objects"
+    )
+    hops = [
+        Hop("snapshot", snapshot_id[:12], uri, m.data.sha256, not problems, detail, m.code_version, m.config_sha256)
+    ]
     root, _ = split_uri(m.source_uri)
     source = store(cfg, root)
     for obj in m.sources:
@@ -272,8 +344,16 @@ def _snapshot_hops(cfg: Config, snapshot_id: str) -> list[Hop]:
             ok, detail = False, f"changed since ingest: ETag {now.etag}, {now.size} bytes"
         else:
             ok, detail = True, f"ETag and size ({obj.size} bytes) match; {obj.records} records"
-        hops.append(Hop("log_object", obj.key, f"{m.source_uri.rstrip('/')}/{obj.key.removeprefix(_prefix(m))}",
-                        obj.etag, ok, detail))
+        hops.append(
+            Hop(
+                "log_object",
+                obj.key,
+                f"{m.source_uri.rstrip('/')}/{obj.key.removeprefix(_prefix(m))}",
+                obj.etag,
+                ok,
+                detail,
+            )
+        )
     return hops
 
 

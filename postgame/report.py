@@ -69,11 +69,20 @@ def price(cpu_s: float, gpu_s: float, usage: Usage, prices: CostSettings) -> Cos
     """Pure: the cost of a cycle from what it used; `total_usd` is exactly cpu + gpu + serving."""
     cpu_usd = cpu_s / 3600 * prices.usd_per_cpu_hour
     gpu_usd = gpu_s / 3600 * prices.usd_per_gpu_hour
-    serving_usd = {"logged": usage.cost_usd,
-                   "tokens": usage.completion_tokens / 1e6 * prices.usd_per_1m_generated_tokens,
-                   "none": 0.0}[prices.serving]
-    return CostBreakdown(cpu_seconds=cpu_s, gpu_seconds=gpu_s, cpu_usd=cpu_usd, gpu_usd=gpu_usd,
-                         serving=prices.serving, serving_usd=serving_usd, total_usd=cpu_usd + gpu_usd + serving_usd)
+    serving_usd = {
+        "logged": usage.cost_usd,
+        "tokens": usage.completion_tokens / 1e6 * prices.usd_per_1m_generated_tokens,
+        "none": 0.0,
+    }[prices.serving]
+    return CostBreakdown(
+        cpu_seconds=cpu_s,
+        gpu_seconds=gpu_s,
+        cpu_usd=cpu_usd,
+        gpu_usd=gpu_usd,
+        serving=prices.serving,
+        serving_usd=serving_usd,
+        total_usd=cpu_usd + gpu_usd + serving_usd,
+    )
 
 
 def gain_points(candidate: float, baseline: float | None, promoted: bool) -> float | None:
@@ -164,10 +173,15 @@ class CycleReport(BaseModel):
         gain = "n/a" if self.gain is None else f"{self.gain:+.1f} pts"
         ipd = "" if self.intelligence_per_dollar is None else f" = {self.intelligence_per_dollar:+.1f} pts/$"
         per_m = "" if self.cost_per_1m_tokens is None else f"; ${self.cost_per_1m_tokens:.2f} per 1M tokens"
-        cum = "n/a" if self.cumulative_intelligence_per_dollar is None else \
-            f"{self.cumulative_intelligence_per_dollar:+.1f} pts/$"
-        return (f"cost ${self.cost_usd:.4f}, gain {gain}{ipd}{per_m}; cumulative ${self.cumulative_cost_usd:.4f}, "
-                f"{self.cumulative_gain:+.1f} pts, {cum}")
+        cum = (
+            "n/a"
+            if self.cumulative_intelligence_per_dollar is None
+            else f"{self.cumulative_intelligence_per_dollar:+.1f} pts/$"
+        )
+        return (
+            f"cost ${self.cost_usd:.4f}, gain {gain}{ipd}{per_m}; cumulative ${self.cumulative_cost_usd:.4f}, "
+            f"{self.cumulative_gain:+.1f} pts, {cum}"
+        )
 
     def summary(self) -> str:
         head = f"cycle {self.cycle} (flow run {self.flow_run_id or '-'}, MLflow run {self.run_id})"
@@ -175,8 +189,11 @@ class CycleReport(BaseModel):
         if self.status == "skipped":
             lines.append("  nothing new to learn from: no pending snapshot (cycle skipped)")
         else:
-            verdict = f"PROMOTED v{self.version} to champion" if self.promoted else \
-                f"kept champion v{self.champion_version} (v{self.version} rejected)"
+            verdict = (
+                f"PROMOTED v{self.version} to champion"
+                if self.promoted
+                else f"kept champion v{self.champion_version} (v{self.version} rejected)"
+            )
             lines.append(f"  decision {verdict}: {self.decision}")
         lines.append(f"  {self.money()}")
         if self.flow_run_url:
@@ -210,8 +227,13 @@ def with_totals(report: CycleReport, previous: list[CycleReport]) -> CycleReport
     cycles = [r for r in previous if r.run_id != report.run_id] + [report]
     cost = sum(r.cost_usd for r in cycles)
     gain = sum(r.gain or 0.0 for r in cycles)
-    return report.model_copy(update={"cumulative_cost_usd": cost, "cumulative_gain": gain,
-                                     "cumulative_intelligence_per_dollar": per_dollar(gain, cost)})
+    return report.model_copy(
+        update={
+            "cumulative_cost_usd": cost,
+            "cumulative_gain": gain,
+            "cumulative_intelligence_per_dollar": per_dollar(gain, cost),
+        }
+    )
 
 
 def history(cfg: Config) -> list[CycleReport]:
@@ -225,8 +247,12 @@ def history(cfg: Config) -> list[CycleReport]:
     experiment = client.get_experiment_by_name(cfg.tracking.experiment)
     if experiment is None:
         return []
-    runs = client.search_runs([experiment.experiment_id], f"tags.`{CYCLE_KIND_TAG}` = 'cycle'",
-                              order_by=["attributes.start_time ASC"], max_results=10_000)
+    runs = client.search_runs(
+        [experiment.experiment_id],
+        f"tags.`{CYCLE_KIND_TAG}` = 'cycle'",
+        order_by=["attributes.start_time ASC"],
+        max_results=10_000,
+    )
     reports = []
     for run in runs:
         try:
@@ -242,14 +268,22 @@ def table_rows(reports: list[CycleReport]) -> list[dict]:
     rows = []
     for r in reports:
         main = r.scores[0] if r.scores else None
-        rows.append({
-            "cycle": r.cycle, "status": r.status, "version": r.version or "-",
-            "decision": "promoted" if r.promoted else ("skipped" if r.status == "skipped" else "kept"),
-            "candidate": _pct(r.candidate_metric), "champion": _pct(main.champion_after if main else None),
-            "interval": f"{_pct(main.interval[0])}–{_pct(main.interval[1])}" if main and main.interval else "-",
-            "gain_pts": "n/a" if r.gain is None else f"{r.gain:+.1f}", "cost_usd": f"{r.cost_usd:.4f}",
-            "pts_per_usd": _num(r.intelligence_per_dollar), "usd_per_1m_tokens": _num(r.cost_per_1m_tokens, "{:.2f}"),
-            "cumulative_pts_per_usd": _num(r.cumulative_intelligence_per_dollar)})
+        rows.append(
+            {
+                "cycle": r.cycle,
+                "status": r.status,
+                "version": r.version or "-",
+                "decision": "promoted" if r.promoted else ("skipped" if r.status == "skipped" else "kept"),
+                "candidate": _pct(r.candidate_metric),
+                "champion": _pct(main.champion_after if main else None),
+                "interval": f"{_pct(main.interval[0])}–{_pct(main.interval[1])}" if main and main.interval else "-",
+                "gain_pts": "n/a" if r.gain is None else f"{r.gain:+.1f}",
+                "cost_usd": f"{r.cost_usd:.4f}",
+                "pts_per_usd": _num(r.intelligence_per_dollar),
+                "usd_per_1m_tokens": _num(r.cost_per_1m_tokens, "{:.2f}"),
+                "cumulative_pts_per_usd": _num(r.cumulative_intelligence_per_dollar),
+            }
+        )
     return rows
 
 
@@ -266,17 +300,23 @@ def markdown(reports: list[CycleReport], charts: dict[str, str] | None = None) -
     if not reports:
         return "# postgame report\n\nNo cycle has run yet: `postgame cycle` (or `make demo`).\n"
     last = reports[-1]
-    lines = ["# postgame report", "",
-             f"{len(reports)} cycles, {sum(r.promoted for r in reports)} promotions; total cost "
-             f"${last.cumulative_cost_usd:.4f}, total gain {last.cumulative_gain:+.1f} resolve-rate points, "
-             f"intelligence per dollar {_num(last.cumulative_intelligence_per_dollar)} points/$.", ""]
+    lines = [
+        "# postgame report",
+        "",
+        f"{len(reports)} cycles, {sum(r.promoted for r in reports)} promotions; total cost "
+        f"${last.cumulative_cost_usd:.4f}, total gain {last.cumulative_gain:+.1f} resolve-rate points, "
+        f"intelligence per dollar {_num(last.cumulative_intelligence_per_dollar)} points/$.",
+        "",
+    ]
     for r in reports:
         for s in r.scores:
             if r is last:
                 base = ", ".join(f"{k} {_pct(v)}" for k, v in s.baselines.items())
-                lines.append(f"- champion on {s.role} ({s.split}, {s.instances} instances): {_pct(s.champion_after)}"
-                             + (f" [{_pct(s.interval[0])}, {_pct(s.interval[1])}]" if s.interval else "")
-                             + (f"; baselines: {base}" if base else ""))
+                lines.append(
+                    f"- champion on {s.role} ({s.split}, {s.instances} instances): {_pct(s.champion_after)}"
+                    + (f" [{_pct(s.interval[0])}, {_pct(s.interval[1])}]" if s.interval else "")
+                    + (f"; baselines: {base}" if base else "")
+                )
     lines.append("")
     for title, name in (charts or {}).items():
         lines += [f"## {title}", "", f"![{title}]({name})", ""]
@@ -286,29 +326,55 @@ def markdown(reports: list[CycleReport], charts: dict[str, str] | None = None) -
     return "\n".join(lines) + "\n"
 
 
-def stage_outcomes(data, warnings: list[str], dataset, candidate, evaluation, promotion, metric: str,
-                   baseline: str | None, baseline_metric: float | None) -> dict[str, str]:
+def stage_outcomes(
+    data,
+    warnings: list[str],
+    dataset,
+    candidate,
+    evaluation,
+    promotion,
+    metric: str,
+    baseline: str | None,
+    baseline_metric: float | None,
+) -> dict[str, str]:
     """One line per stage of a completed cycle: what it did."""
     champion = evaluation.champion
-    against = f"champion v{evaluation.champion_version} {champion.metric:.3f}" if champion else \
-        (f"{baseline} {baseline_metric:.3f}" if baseline_metric is not None else "no champion")
+    against = (
+        f"champion v{evaluation.champion_version} {champion.metric:.3f}"
+        if champion
+        else (f"{baseline} {baseline_metric:.3f}" if baseline_metric is not None else "no champion")
+    )
     loss = f", loss {candidate.train_loss:.3f}" if candidate.train_loss is not None else ""
     return {
         "ingest": f"{len(data.snapshot_ids)} snapshot(s) {', '.join(s[:12] for s in data.snapshot_ids)}: "
-                  f"{data.records_ingested} sessions, {sum(data.quarantined.values())} lines quarantined",
+        f"{data.records_ingested} sessions, {sum(data.quarantined.values())} lines quarantined",
         "validate": "passed" + (f", {len(warnings)} warning(s): {'; '.join(warnings)}" if warnings else ""),
         "curate": f"{dataset.prompts} prompts, {dataset.sft_examples} with an accepted patch "
-                  f"(datasets/{dataset.sha256[:12]})",
+        f"(datasets/{dataset.sha256[:12]})",
         "train": f"{candidate.method}, {candidate.steps} steps{loss}, {candidate.seconds:.0f}s",
         "evaluate": f"{metric} on {evaluation.split} ({evaluation.candidate.instances} instances): candidate "
-                    f"{evaluation.candidate.metric:.3f} vs {against}",
+        f"{evaluation.candidate.metric:.3f} vs {against}",
         "promote": f"v{promotion.version} {'promoted' if promotion.decision.promote else 'rejected'}",
     }
 
 
-def build_report(cfg: Config, start: CycleStart, data, warnings, dataset, candidate, evaluation, promotion,
-                 urls: dict[str, str], *, cost: CostBreakdown, usage: Usage, previous: list[CycleReport],
-                 baseline: str | None, baseline_metric: float | None) -> CycleReport:
+def build_report(
+    cfg: Config,
+    start: CycleStart,
+    data,
+    warnings,
+    dataset,
+    candidate,
+    evaluation,
+    promotion,
+    urls: dict[str, str],
+    *,
+    cost: CostBreakdown,
+    usage: Usage,
+    previous: list[CycleReport],
+    baseline: str | None,
+    baseline_metric: float | None,
+) -> CycleReport:
     """The report of a completed cycle. `baseline` names what the gain is measured against: the champion it replaced
     (`v<N>`), else the base policy (`base`) measured on the same instances; `previous` are the earlier cycles."""
     promoted = promotion.decision.promote
@@ -319,20 +385,44 @@ def build_report(cfg: Config, start: CycleStart, data, warnings, dataset, candid
         scores[0].baselines["base"] = baseline_metric
     gain = gain_points(evaluation.candidate.metric, baseline_metric, promoted)
     result = CycleReport(
-        run_id=start.run_id, status="completed", cycle=len(previous) + 1, flow_run_id=start.flow_run_id,
-        snapshot_ids=data.snapshot_ids, records_ingested=data.records_ingested, quarantined=data.quarantined,
+        run_id=start.run_id,
+        status="completed",
+        cycle=len(previous) + 1,
+        flow_run_id=start.flow_run_id,
+        snapshot_ids=data.snapshot_ids,
+        records_ingested=data.records_ingested,
+        quarantined=data.quarantined,
         validation_warnings=warnings,
-        stages=stage_outcomes(data, warnings, dataset, candidate, evaluation, promotion, cfg.promote.metric,
-                              baseline, baseline_metric),
-        dataset_uri=dataset.uri, train_method=candidate.method, train_steps=candidate.steps,
-        eval_split=evaluation.split, eval_set_sha256=evaluation.eval_set_sha256,
-        candidate_metric=evaluation.candidate.metric, champion_metric=before, metric=cfg.promote.metric,
-        scores=scores, version=promotion.version, model_uri=promotion.model_uri, promoted=promoted,
-        decision=promotion.decision.reason, champion_version=promotion.champion_version, baseline=baseline,
-        baseline_metric=baseline_metric, seconds=time.time() - start.started_at, cpu_seconds=cost.cpu_seconds,
-        gpu_seconds=cost.gpu_seconds, cost_usd=cost.total_usd, cost=cost, usage=usage,
+        stages=stage_outcomes(
+            data, warnings, dataset, candidate, evaluation, promotion, cfg.promote.metric, baseline, baseline_metric
+        ),
+        dataset_uri=dataset.uri,
+        train_method=candidate.method,
+        train_steps=candidate.steps,
+        eval_split=evaluation.split,
+        eval_set_sha256=evaluation.eval_set_sha256,
+        candidate_metric=evaluation.candidate.metric,
+        champion_metric=before,
+        metric=cfg.promote.metric,
+        scores=scores,
+        version=promotion.version,
+        model_uri=promotion.model_uri,
+        promoted=promoted,
+        decision=promotion.decision.reason,
+        champion_version=promotion.champion_version,
+        baseline=baseline,
+        baseline_metric=baseline_metric,
+        seconds=time.time() - start.started_at,
+        cpu_seconds=cost.cpu_seconds,
+        gpu_seconds=cost.gpu_seconds,
+        cost_usd=cost.total_usd,
+        cost=cost,
+        usage=usage,
         cost_per_1m_tokens=cost.total_usd / usage.completion_tokens * 1e6 if usage.completion_tokens else None,
-        gain=gain, intelligence_per_dollar=per_dollar(gain, cost.total_usd), urls=urls)
+        gain=gain,
+        intelligence_per_dollar=per_dollar(gain, cost.total_usd),
+        urls=urls,
+    )
     return with_totals(result, previous)
 
 
@@ -345,26 +435,55 @@ def split_score(evaluation, split: str, promoted: bool, previous: list[CycleRepo
     rate = candidate.mean_reward if metric == "mean_reward" else candidate.rate
     before = None if champion is None else (champion.mean_reward if metric == "mean_reward" else champion.rate)
     after = rate if promoted else before
-    baselines = dict(next((s.baselines for r in reversed(previous) for s in r.scores
-                           if s.split == split and (split != evaluation.split
-                                                    or r.eval_set_sha256 == evaluation.eval_set_sha256)), {}))
-    return SplitScore(split=split, role=split_role(split), instances=candidate.n, candidate=rate, champion=before,
-                      champion_after=after, interval=wilson(after, candidate.n) if after is not None else None,
-                      baselines=baselines)
+    baselines = dict(
+        next(
+            (
+                s.baselines
+                for r in reversed(previous)
+                for s in r.scores
+                if s.split == split and (split != evaluation.split or r.eval_set_sha256 == evaluation.eval_set_sha256)
+            ),
+            {},
+        )
+    )
+    return SplitScore(
+        split=split,
+        role=split_role(split),
+        instances=candidate.n,
+        candidate=rate,
+        champion=before,
+        champion_after=after,
+        interval=wilson(after, candidate.n) if after is not None else None,
+        baselines=baselines,
+    )
 
 
-def skipped_report(cfg: Config, start: CycleStart, data, urls: dict[str, str], *,
-                   previous: list[CycleReport]) -> CycleReport:
+def skipped_report(
+    cfg: Config, start: CycleStart, data, urls: dict[str, str], *, previous: list[CycleReport]
+) -> CycleReport:
     """No pending snapshot: the cycle cost its few seconds of checking and gained nothing."""
     cost = spent(cfg, start, Usage())
     last = previous[-1].scores if previous else []
-    carried = [s.model_copy(update={"candidate": None, "champion": s.champion_after})
-               for s in last]
-    result = CycleReport(run_id=start.run_id, status="skipped", cycle=len(previous) + 1, flow_run_id=start.flow_run_id,
-                         snapshot_ids=[], records_ingested=0, quarantined=data.quarantined,
-                         stages={"ingest": "no new log object, no pending snapshot"}, metric=cfg.promote.metric,
-                         scores=carried, seconds=time.time() - start.started_at, cpu_seconds=cost.cpu_seconds,
-                         cost_usd=cost.total_usd, cost=cost, gain=0.0, intelligence_per_dollar=0.0, urls=urls)
+    carried = [s.model_copy(update={"candidate": None, "champion": s.champion_after}) for s in last]
+    result = CycleReport(
+        run_id=start.run_id,
+        status="skipped",
+        cycle=len(previous) + 1,
+        flow_run_id=start.flow_run_id,
+        snapshot_ids=[],
+        records_ingested=0,
+        quarantined=data.quarantined,
+        stages={"ingest": "no new log object, no pending snapshot"},
+        metric=cfg.promote.metric,
+        scores=carried,
+        seconds=time.time() - start.started_at,
+        cpu_seconds=cost.cpu_seconds,
+        cost_usd=cost.total_usd,
+        cost=cost,
+        gain=0.0,
+        intelligence_per_dollar=0.0,
+        urls=urls,
+    )
     return with_totals(result, previous)
 
 
@@ -386,8 +505,11 @@ def chance_from_tags(tags: Mapping[str, str], version: str) -> dict[str, list[Ch
     for split in splits:
         n = tags.get(f"bootstrap.{split}.instances")
         source = f"bootstrap of v{version}" + (f", {float(n):.0f} tasks" if n else "")
-        known = [ChanceBaseline(name, float(tags[f"bootstrap.{split}.{key}"]), source)
-                 for key, name in CHANCE if f"bootstrap.{split}.{key}" in tags]
+        known = [
+            ChanceBaseline(name, float(tags[f"bootstrap.{split}.{key}"]), source)
+            for key, name in CHANCE
+            if f"bootstrap.{split}.{key}" in tags
+        ]
         if known:
             out[split] = known
     return out
@@ -419,22 +541,44 @@ def chart_data(reports: list[CycleReport], chance: Mapping[str, list[ChanceBasel
     series = []
     for split in splits:
         scored = [(r.cycle, s) for r in reports for s in r.scores if s.split == split and s.champion_after is not None]
-        points = [SplitPoint(cycle=c, champion=s.champion_after or 0.0, interval=s.interval, candidate=s.candidate,
-                             baselines=dict(s.baselines)) for c, s in scored]
+        points = [
+            SplitPoint(
+                cycle=c,
+                champion=s.champion_after or 0.0,
+                interval=s.interval,
+                candidate=s.candidate,
+                baselines=dict(s.baselines),
+            )
+            for c, s in scored
+        ]
         unknown = [ChanceBaseline(name, None, UNMEASURED) for _, name in CHANCE]
-        series.append(SplitSeries(split=split, role=scored[0][1].role if scored else split,
-                                  instances=scored[-1][1].instances if scored else 0, points=points,
-                                  chance=list(chance.get(split) or unknown)))
-    cycles = [CyclePoint(cycle=r.cycle, cpu_usd=r.cost.cpu_usd if r.cost else r.cost_usd,
-                         gpu_usd=r.cost.gpu_usd if r.cost else 0.0, serving_usd=r.cost.serving_usd if r.cost else 0.0,
-                         intelligence_per_dollar=r.intelligence_per_dollar,
-                         cumulative_intelligence_per_dollar=r.cumulative_intelligence_per_dollar,
-                         cost_per_1m_tokens=r.cost_per_1m_tokens) for r in reports]
+        series.append(
+            SplitSeries(
+                split=split,
+                role=scored[0][1].role if scored else split,
+                instances=scored[-1][1].instances if scored else 0,
+                points=points,
+                chance=list(chance.get(split) or unknown),
+            )
+        )
+    cycles = [
+        CyclePoint(
+            cycle=r.cycle,
+            cpu_usd=r.cost.cpu_usd if r.cost else r.cost_usd,
+            gpu_usd=r.cost.gpu_usd if r.cost else 0.0,
+            serving_usd=r.cost.serving_usd if r.cost else 0.0,
+            intelligence_per_dollar=r.intelligence_per_dollar,
+            cumulative_intelligence_per_dollar=r.cumulative_intelligence_per_dollar,
+            cost_per_1m_tokens=r.cost_per_1m_tokens,
+        )
+        for r in reports
+    ]
     return ChartData(splits=series, cycles=cycles)
 
 
-def write_report(reports: list[CycleReport], out_dir: Path,
-                 chance: Mapping[str, list[ChanceBaseline]] | None = None) -> WrittenReport:
+def write_report(
+    reports: list[CycleReport], out_dir: Path, chance: Mapping[str, list[ChanceBaseline]] | None = None
+) -> WrittenReport:
     """`report.md` and one PNG per chart in out_dir; `chance`: the splits' chance baselines (`measured_chance`)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     charts = write_charts(chart_data(reports, chance), out_dir) if reports else {}

@@ -65,8 +65,7 @@ def _serial(fn: Callable, items: Iterable) -> Iterator:
 
 def _dask_cluster_kwargs(settings: RunnerSettings) -> dict:
     """A LocalCluster of single-threaded worker processes (the GIL makes threads useless for parsing)."""
-    return {"n_workers": worker_count(settings), "threads_per_worker": 1, "processes": True,
-            "dashboard_address": None}
+    return {"n_workers": worker_count(settings), "threads_per_worker": 1, "processes": True, "dashboard_address": None}
 
 
 def task_runner(settings: RunnerSettings):
@@ -76,8 +75,7 @@ def task_runner(settings: RunnerSettings):
 
         if settings.address:
             return DaskTaskRunner(address=settings.address)
-        return DaskTaskRunner(cluster_class="distributed.LocalCluster",
-                              cluster_kwargs=_dask_cluster_kwargs(settings))
+        return DaskTaskRunner(cluster_class="distributed.LocalCluster", cluster_kwargs=_dask_cluster_kwargs(settings))
     if settings.kind == "process":
         from prefect.task_runners import ProcessPoolTaskRunner
 
@@ -107,10 +105,10 @@ def prefect_mapper(settings: RunnerSettings, runner=None) -> Iterator[Mapper]:
     if settings.kind == "serial" and runner is None:
         yield _serial
         return
-    with (runner or task_runner(settings)) as started:
+    with runner or task_runner(settings) as started:
+
         def submit(fn: Callable, item: Any):
-            unit = task(apply, name=_task_name(fn), persist_result=False, cache_policy=NO_CACHE,
-                        log_prints=False)
+            unit = task(apply, name=_task_name(fn), persist_result=False, cache_policy=NO_CACHE, log_prints=False)
             return started.submit(unit, parameters={"fn": fn, "item": item})
 
         yield _ordered(submit, lambda future: future.result(), _window(settings))

@@ -124,13 +124,16 @@ def resolve(cfg: Config, *, refresh: bool = False) -> Stack:
             require_services(cfg, stack)
         services = stack["services"] if stack else {}  # `postgame up` may run only some services (tests do)
         store = cfg.store.uri or (f"s3://{EMBEDDED_BUCKET}" if "s3" in services else str(cfg.home / "store"))
-        endpoint = cfg.store.endpoint_url or (services["s3"]["url"] if "s3" in services else
-                                              os.environ.get("AWS_ENDPOINT_URL", ""))
-        tracking = cfg.tracking.tracking_uri or (services["mlflow"]["url"] if "mlflow" in services else
-                                                 f"sqlite:///{cfg.home / 'mlflow.db'}")
+        endpoint = cfg.store.endpoint_url or (
+            services["s3"]["url"] if "s3" in services else os.environ.get("AWS_ENDPOINT_URL", "")
+        )
+        tracking = cfg.tracking.tracking_uri or (
+            services["mlflow"]["url"] if "mlflow" in services else f"sqlite:///{cfg.home / 'mlflow.db'}"
+        )
         api = services["prefect"]["url"] + "/api" if "prefect" in services else None
-        _resolved[key] = Stack(store_uri=store, s3_endpoint=endpoint, tracking_uri=tracking, prefect_api_url=api,
-                               embedded="s3" in services)
+        _resolved[key] = Stack(
+            store_uri=store, s3_endpoint=endpoint, tracking_uri=tracking, prefect_api_url=api, embedded="s3" in services
+        )
     resolved = _resolved[key]
     _point_mlflow_at(cfg, resolved.tracking_uri)
     return resolved
@@ -183,7 +186,9 @@ def unavailable(cfg: Config, name: str, stack: dict | None = None) -> ServiceUna
     return ServiceUnavailable(
         f"{SERVICE_NAMES.get(name, name)} at {url} did not answer for {cfg.operate.service_timeout_s:.0f}s: start "
         f"the stack again with `postgame up` (its log: {cfg.home / 'logs' / (name + '.log')}), or `postgame down` "
-        f"to run without it", service=name)
+        f"to run without it",
+        service=name,
+    )
 
 
 def down_services(cfg: Config) -> list[str]:
@@ -244,12 +249,23 @@ def store(cfg: Config, uri: str | None = None) -> ObjectStore:
     """The object store for `uri` (default: the configured/embedded one), with credentials from config or env."""
     stack = resolve(cfg)
     embedded = stack.embedded
-    key = (cfg.store.access_key_id.get_secret_value() or os.environ.get("AWS_ACCESS_KEY_ID")
-           or (EMBEDDED_S3_KEY if embedded else ""))
-    secret = (cfg.store.secret_access_key.get_secret_value() or os.environ.get("AWS_SECRET_ACCESS_KEY")
-              or (EMBEDDED_S3_SECRET if embedded else ""))
-    return open_store(uri or stack.store_uri, endpoint_url=stack.s3_endpoint, access_key_id=key,
-                      secret_access_key=secret, region=cfg.store.region)
+    key = (
+        cfg.store.access_key_id.get_secret_value()
+        or os.environ.get("AWS_ACCESS_KEY_ID")
+        or (EMBEDDED_S3_KEY if embedded else "")
+    )
+    secret = (
+        cfg.store.secret_access_key.get_secret_value()
+        or os.environ.get("AWS_SECRET_ACCESS_KEY")
+        or (EMBEDDED_S3_SECRET if embedded else "")
+    )
+    return open_store(
+        uri or stack.store_uri,
+        endpoint_url=stack.s3_endpoint,
+        access_key_id=key,
+        secret_access_key=secret,
+        region=cfg.store.region,
+    )
 
 
 def tracking_uri(cfg: Config) -> str:

@@ -106,9 +106,17 @@ class LocalStore:
 class S3Store:
     """A bucket on an S3 endpoint, through boto3. The bucket is created on first write if missing."""
 
-    def __init__(self, bucket: str, *, endpoint_url: str | None, access_key_id: str | None,
-                 secret_access_key: str | None, region: str = "us-east-1", connect_timeout: float = 5.0,
-                 max_attempts: int = 3):
+    def __init__(
+        self,
+        bucket: str,
+        *,
+        endpoint_url: str | None,
+        access_key_id: str | None,
+        secret_access_key: str | None,
+        region: str = "us-east-1",
+        connect_timeout: float = 5.0,
+        max_attempts: int = 3,
+    ):
         import boto3
         from botocore.config import Config as BotoConfig
 
@@ -120,9 +128,12 @@ class S3Store:
             aws_access_key_id=access_key_id or None,
             aws_secret_access_key=secret_access_key or None,
             region_name=region,
-            config=BotoConfig(connect_timeout=connect_timeout, read_timeout=30,
-                              retries={"max_attempts": max_attempts, "mode": "standard"},
-                              s3={"addressing_style": "path"}),
+            config=BotoConfig(
+                connect_timeout=connect_timeout,
+                read_timeout=30,
+                retries={"max_attempts": max_attempts, "mode": "standard"},
+                s3={"addressing_style": "path"},
+            ),
         )
         self._bucket_ready = False
 
@@ -199,14 +210,19 @@ def split_uri(uri: str) -> tuple[str, str]:
     return uri, ""
 
 
-def open_store(uri: str, *, endpoint_url: str = "", access_key_id: str = "", secret_access_key: str = "",
-               region: str = "us-east-1") -> ObjectStore:
+def open_store(
+    uri: str, *, endpoint_url: str = "", access_key_id: str = "", secret_access_key: str = "", region: str = "us-east-1"
+) -> ObjectStore:
     """A store for `s3://bucket` or a folder. Credentials fall back to the standard AWS env variables."""
     parsed = urlparse(uri)
     if parsed.scheme == "s3":
-        return S3Store(parsed.netloc, endpoint_url=endpoint_url or os.environ.get("AWS_ENDPOINT_URL"),
-                       access_key_id=access_key_id or os.environ.get("AWS_ACCESS_KEY_ID"),
-                       secret_access_key=secret_access_key or os.environ.get("AWS_SECRET_ACCESS_KEY"), region=region)
+        return S3Store(
+            parsed.netloc,
+            endpoint_url=endpoint_url or os.environ.get("AWS_ENDPOINT_URL"),
+            access_key_id=access_key_id or os.environ.get("AWS_ACCESS_KEY_ID"),
+            secret_access_key=secret_access_key or os.environ.get("AWS_SECRET_ACCESS_KEY"),
+            region=region,
+        )
     if parsed.scheme in ("", "file"):
         return LocalStore(parsed.path if parsed.scheme == "file" else uri)
     raise ValueError(f"store uri {uri!r}: scheme {parsed.scheme!r} not supported (use s3://bucket or a folder)")

@@ -25,9 +25,16 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=AgentBaseSettings.steps)
     parser.add_argument("--config", default=None)
     args = parser.parse_args()
-    build = build_agent_base(load_config(args.config), args.out, base_dir=SHIPPED_BASE,
-                             settings=AgentBaseSettings(steps=args.steps), say=lambda m: print(m, flush=True))
-    print(f"agent base: {build.trajectories} trajectories, {build.seconds:.0f}s -> {args.out} (sha256 {build.sha256[:12]})")
+    build = build_agent_base(
+        load_config(args.config),
+        args.out,
+        base_dir=SHIPPED_BASE,
+        settings=AgentBaseSettings(steps=args.steps),
+        say=lambda m: print(m, flush=True),
+    )
+    print(
+        f"agent base: {build.trajectories} trajectories, {build.seconds:.0f}s -> {args.out} (sha256 {build.sha256[:12]})"
+    )
     return 0
 
 

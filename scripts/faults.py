@@ -37,8 +37,12 @@ sys.path.insert(0, str(ROOT))
 os.environ["MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR"] = "false"
 
 SMALL_WORLD = {
-    "factory": {"projects": ["textkit", "intervals", "ledger", "semver"], "instances_per_project": 2,
-                "candidates_per_project": 8, "split_projects": {"eval": ["semver"], "holdout": ["ledger"]}},
+    "factory": {
+        "projects": ["textkit", "intervals", "ledger", "semver"],
+        "instances_per_project": 2,
+        "candidates_per_project": 8,
+        "split_projects": {"eval": ["semver"], "holdout": ["ledger"]},
+    },
     "policy": {"max_new_tokens": 16, "max_prompt_tokens": 512},
     "train": {"max_steps": 1, "batch_size": 4, "num_generations": 4, "max_prompts": 2},
     "promote": {"eval_instances": 2},
@@ -91,8 +95,10 @@ class Rerun:
     seconds: float
 
     def summary(self) -> str:
-        return (f"re-run {self.status}{': ' + self.error if self.error else ''} in {self.seconds:.0f}s, cached: "
-                f"{','.join(self.cached) or 'none'}")
+        return (
+            f"re-run {self.status}{': ' + self.error if self.error else ''} in {self.seconds:.0f}s, cached: "
+            f"{','.join(self.cached) or 'none'}"
+        )
 
 
 @dataclass
@@ -109,11 +115,19 @@ class Suite:
     def __init__(self, home: Path):
         self.home = home
         self.cfg_path = home / "postgame.yaml"
-        data = {"home": str(home), **SMALL_WORLD,
-                "stack": {"prefect_port": free_port(), "mlflow_port": free_port(), "s3_port": free_port(),
-                          "weed_port_base": free_block(), "start_timeout_s": 300},
-                # the faults start their own cycles: traffic must not start one through the event trigger
-                "operate": {"runner_port": free_port(), "service_timeout_s": 20, "event_trigger": False}}
+        data = {
+            "home": str(home),
+            **SMALL_WORLD,
+            "stack": {
+                "prefect_port": free_port(),
+                "mlflow_port": free_port(),
+                "s3_port": free_port(),
+                "weed_port_base": free_block(),
+                "start_timeout_s": 300,
+            },
+            # the faults start their own cycles: traffic must not start one through the event trigger
+            "operate": {"runner_port": free_port(), "service_timeout_s": 20, "event_trigger": False},
+        }
         home.mkdir(parents=True, exist_ok=True)
         if self.cfg_path.exists():  # an earlier run's home: its world and ports are reused
             data = yaml.safe_load(self.cfg_path.read_text())
@@ -131,14 +145,26 @@ class Suite:
         return env
 
     def cli(self, *args: str, timeout: float = 1800) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "postgame", "--config", str(self.cfg_path), *args],
-                              capture_output=True, text=True, env=self.env(), timeout=timeout, cwd=ROOT)
+        return subprocess.run(
+            [sys.executable, "-m", "postgame", "--config", str(self.cfg_path), *args],
+            capture_output=True,
+            text=True,
+            env=self.env(),
+            timeout=timeout,
+            cwd=ROOT,
+        )
 
     def start_cycle(self) -> subprocess.Popen:
         log = open(self.home / "logs" / f"fault-cycle-{time.time():.0f}.log", "w")
-        return subprocess.Popen([sys.executable, "-m", "postgame", "--config", str(self.cfg_path), "cycle", "--json"],
-                                stdout=subprocess.PIPE, stderr=log, text=True, env=self.env(), cwd=ROOT,
-                                start_new_session=True)
+        return subprocess.Popen(
+            [sys.executable, "-m", "postgame", "--config", str(self.cfg_path), "cycle", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            env=self.env(),
+            cwd=ROOT,
+            start_new_session=True,
+        )
 
     def post(self, path: str, body: dict):
         import httpx
@@ -153,9 +179,10 @@ class Suite:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
-                runs = self.post("task_runs/filter", {"task_runs": {"name": {"like_": stage},
-                                                                    "start_time": {"after_": after}},
-                                                      "limit": 10})
+                runs = self.post(
+                    "task_runs/filter",
+                    {"task_runs": {"name": {"like_": stage}, "start_time": {"after_": after}}, "limit": 10},
+                )
             except Exception:  # noqa: BLE001 - the API may be the thing that is down
                 runs = []
             if any(r["name"].startswith(stage + "-") and r["state_type"] == "RUNNING" for r in runs):
@@ -173,8 +200,12 @@ class Suite:
         from infra.stack import _start, service_specs
 
         state = json.loads((self.home / "stack.json").read_text())
-        _start(self.cfg, {service: service_specs(self.cfg, config_file=str(self.cfg_path))[service]}, state,
-               log=lambda *_: None)
+        _start(
+            self.cfg,
+            {service: service_specs(self.cfg, config_file=str(self.cfg_path))[service]},
+            state,
+            log=lambda *_: None,
+        )
 
     def simulate(self, sessions: int = 2) -> None:
         proc = self.cli("simulate", "--sessions", str(sessions))
@@ -186,8 +217,12 @@ class Suite:
         proc = self.cli("cycle", "--json")
         report = json.loads(proc.stdout) if proc.returncode == 0 else None
         cached = cached_stages(self, latest_flow_run(self)["id"])
-        return Rerun(status=report["status"] if report else "failed", cached=cached,
-                     error=_last_line(proc.stderr) if proc.returncode else "", seconds=time.monotonic() - t)
+        return Rerun(
+            status=report["status"] if report else "failed",
+            cached=cached,
+            error=_last_line(proc.stderr) if proc.returncode else "",
+            seconds=time.monotonic() - t,
+        )
 
     def finish(self, proc: subprocess.Popen, timeout: float = 1800) -> tuple[int, str, dict | None]:
         out, _ = proc.communicate(timeout=timeout)
@@ -229,11 +264,26 @@ class Suite:
 
         client = MlflowClient(tracking_uri=runtime.tracking_uri(cfg))
         exp = client.get_experiment_by_name(cfg.tracking.experiment)
-        train_runs = len([r for r in client.search_runs([exp.experiment_id], max_results=1000)
-                          if (r.info.run_name or "").startswith("train-")]) if exp else 0
-        return State(records=len(sessions), unique_sessions=len(set(sessions)), objects=len(objects),
-                     objects_read=len(objects & read), champion=champion.version if champion else None,
-                     champion_ok=ok if champion else True, train_runs=train_runs)
+        train_runs = (
+            len(
+                [
+                    r
+                    for r in client.search_runs([exp.experiment_id], max_results=1000)
+                    if (r.info.run_name or "").startswith("train-")
+                ]
+            )
+            if exp
+            else 0
+        )
+        return State(
+            records=len(sessions),
+            unique_sessions=len(set(sessions)),
+            objects=len(objects),
+            objects_read=len(objects & read),
+            champion=champion.version if champion else None,
+            champion_ok=ok if champion else True,
+            train_runs=train_runs,
+        )
 
 
 def _last_error(logs: Path) -> str:
@@ -249,11 +299,21 @@ def cached_stages(suite: Suite, flow_run_id: str | None) -> list[str]:
 
 
 def latest_flow_run(suite: Suite) -> dict:
-    return suite.post("flow_runs/filter", {"sort": "START_TIME_DESC", "limit": 1, "flow_runs": {
-        "start_time": {"is_null_": False}, "state": {"type": {"any_": ["COMPLETED", "FAILED", "CRASHED"]}}}})[0]
+    return suite.post(
+        "flow_runs/filter",
+        {
+            "sort": "START_TIME_DESC",
+            "limit": 1,
+            "flow_runs": {
+                "start_time": {"is_null_": False},
+                "state": {"type": {"any_": ["COMPLETED", "FAILED", "CRASHED"]}},
+            },
+        },
+    )[0]
 
 
 # --- the faults ------------------------------------------------------------------------------------------------------
+
 
 def fault_store(suite: Suite) -> Outcome:
     suite.simulate()
@@ -268,11 +328,14 @@ def fault_store(suite: Suite) -> Outcome:
     suite.restart("s3")
     rerun = suite.rerun()
     after = suite.state()
-    outcome = (f"{'killed during ingest' if caught else 'ingest not caught running'}; cycle rc {rc} "
-               f"({report['status'] if report else 'failed'}) {waited:.0f}s after the kill; store back; "
-               f"{rerun.summary()}")
-    return Outcome("object store (SeaweedFS) stopped mid-ingest, then back and the cycle re-run", outcome, before,
-                   after, error)
+    outcome = (
+        f"{'killed during ingest' if caught else 'ingest not caught running'}; cycle rc {rc} "
+        f"({report['status'] if report else 'failed'}) {waited:.0f}s after the kill; store back; "
+        f"{rerun.summary()}"
+    )
+    return Outcome(
+        "object store (SeaweedFS) stopped mid-ingest, then back and the cycle re-run", outcome, before, after, error
+    )
 
 
 def fault_mlflow(suite: Suite) -> Outcome:
@@ -289,8 +352,10 @@ def fault_mlflow(suite: Suite) -> Outcome:
     mid = suite.state()
     rerun = suite.rerun()
     after = suite.state()
-    outcome = (f"{'killed during promote' if caught else 'promote not caught running'}; cycle rc {rc} after "
-               f"{ended:.0f}s; champion while down-then-back {mid.champion}; {rerun.summary()}")
+    outcome = (
+        f"{'killed during promote' if caught else 'promote not caught running'}; cycle rc {rc} after "
+        f"{ended:.0f}s; champion while down-then-back {mid.champion}; {rerun.summary()}"
+    )
     return Outcome("MLflow killed during registration, then re-run", outcome, before, after, error)
 
 
@@ -305,8 +370,10 @@ def fault_worker(suite: Suite) -> Outcome:
     proc.wait()
     rerun = suite.rerun()
     after = suite.state()
-    outcome = (f"{'SIGKILL during train' if caught else 'train not caught running'}; {rerun.summary()}; training "
-               f"runs +{after.train_runs - before.train_runs} (1 = same run folder reused)")
+    outcome = (
+        f"{'SIGKILL during train' if caught else 'train not caught running'}; {rerun.summary()}; training "
+        f"runs +{after.train_runs - before.train_runs} (1 = same run folder reused)"
+    )
     return Outcome("worker SIGKILLed during training, then re-run", outcome, before, after, rerun.error)
 
 
@@ -347,12 +414,12 @@ def fault_twice(suite: Suite) -> Outcome:
     for r in ordered:
         tasks = suite.post("task_runs/filter", {"flow_runs": {"id": {"any_": [r["id"]]}}})
         names = {t["name"].rsplit("-", 1)[0] for t in tasks}
-        results.append(f"{r['state_name']}/{'trained' if 'train' in names else 'skipped'} "
-                       f"({r['total_run_time']:.0f}s)")
-    outcome = (f"triggers: {'; '.join(line.split('|')[1] for line in said)}; runs: {' then '.join(results)}; "
-               f"overlapped: {'YES' if overlap else 'no'}")
-    return Outcome("the same cycle triggered twice at once (`postgame trigger` x2, deployment)", outcome, before,
-                   after)
+        results.append(f"{r['state_name']}/{'trained' if 'train' in names else 'skipped'} ({r['total_run_time']:.0f}s)")
+    outcome = (
+        f"triggers: {'; '.join(line.split('|')[1] for line in said)}; runs: {' then '.join(results)}; "
+        f"overlapped: {'YES' if overlap else 'no'}"
+    )
+    return Outcome("the same cycle triggered twice at once (`postgame trigger` x2, deployment)", outcome, before, after)
 
 
 def fault_prefect(suite: Suite) -> Outcome:
@@ -369,9 +436,11 @@ def fault_prefect(suite: Suite) -> Outcome:
     waited = time.monotonic() - down_at
     rerun = suite.rerun() if rc else None
     after = suite.state()
-    outcome = (f"{'restarted during train' if caught else 'train not caught'} (API down {outage:.0f}s); cycle rc "
-               f"{rc} ({report['status'] if report else 'failed'}) {waited:.0f}s after the kill"
-               f"{'; ' + rerun.summary() if rerun else ''}")
+    outcome = (
+        f"{'restarted during train' if caught else 'train not caught'} (API down {outage:.0f}s); cycle rc "
+        f"{rc} ({report['status'] if report else 'failed'}) {waited:.0f}s after the kill"
+        f"{'; ' + rerun.summary() if rerun else ''}"
+    )
     return Outcome("Prefect server killed mid-cycle (training) and started again", outcome, before, after, error)
 
 
@@ -387,13 +456,18 @@ def _last_line(text: str) -> str:
 
 
 def table(outcomes: list[Outcome]) -> str:
-    rows = ["| fault | outcome | records before → after (unique) | log objects read/all after | champion before → "
-            "after (loadable) | error shown |", "| --- | --- | --- | --- | --- | --- |"]
+    rows = [
+        "| fault | outcome | records before → after (unique) | log objects read/all after | champion before → "
+        "after (loadable) | error shown |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for o in outcomes:
-        rows.append(f"| {o.fault} | {o.outcome} | {o.before.records} ({o.before.unique_sessions}) → {o.after.records} "
-                    f"({o.after.unique_sessions}) | {o.after.objects_read}/{o.after.objects} | "
-                    f"v{o.before.champion} → v{o.after.champion} ({'yes' if o.after.champion_ok else 'NO'}) | "
-                    f"{o.error or '-'} |")
+        rows.append(
+            f"| {o.fault} | {o.outcome} | {o.before.records} ({o.before.unique_sessions}) → {o.after.records} "
+            f"({o.after.unique_sessions}) | {o.after.objects_read}/{o.after.objects} | "
+            f"v{o.before.champion} → v{o.after.champion} ({'yes' if o.after.champion_ok else 'NO'}) | "
+            f"{o.error or '-'} |"
+        )
     return "\n".join(rows)
 
 
@@ -402,8 +476,11 @@ def main() -> None:
     parser.add_argument("--home", type=Path, default=None)
     parser.add_argument("--keep-up", action="store_true")
     parser.add_argument("--only", default="store,mlflow,worker,twice,prefect")
-    parser.add_argument("--skip-setup", action="store_true", help="The stack, world and a champion are there already "
-                                                                  "(an earlier run's --home with --keep-up).")
+    parser.add_argument(
+        "--skip-setup",
+        action="store_true",
+        help="The stack, world and a champion are there already (an earlier run's --home with --keep-up).",
+    )
     args = parser.parse_args()
     home = args.home or Path(tempfile.mkdtemp(prefix="postgame-faults-"))
     suite = Suite(home.absolute())
@@ -418,10 +495,16 @@ def main() -> None:
             suite.simulate(4)
             first = suite.cli("cycle", "--json")
             assert first.returncode == 0, first.stderr[-3000:]
-            print(f"baseline cycle: {json.loads(first.stdout)['status']} ({time.monotonic() - started:.0f}s)",
-                  flush=True)
-        faults = {"store": fault_store, "mlflow": fault_mlflow, "worker": fault_worker, "twice": fault_twice,
-                  "prefect": fault_prefect}
+            print(
+                f"baseline cycle: {json.loads(first.stdout)['status']} ({time.monotonic() - started:.0f}s)", flush=True
+            )
+        faults = {
+            "store": fault_store,
+            "mlflow": fault_mlflow,
+            "worker": fault_worker,
+            "twice": fault_twice,
+            "prefect": fault_prefect,
+        }
         outcomes = []
         for name in args.only.split(","):
             t = time.monotonic()

@@ -33,16 +33,17 @@ def skip_reason() -> str | None:
     import torch
 
     if not torch.cuda.is_available():
-        return (f"no CUDA GPU here (torch {torch.__version__}, torch.cuda.is_available() is False); run it on a GPU "
-                f"machine with the gpu extra installed")
+        return (
+            f"no CUDA GPU here (torch {torch.__version__}, torch.cuda.is_available() is False); run it on a GPU "
+            f"machine with the gpu extra installed"
+        )
     if importlib.util.find_spec("vllm") is None:
         return "vllm is not installed: pip install -e '.[gpu]' (README \"GPU\")"
     return None
 
 
 def _prompts(n: int) -> list[str]:
-    return [f"def function_{i}(values):\n    \"\"\"Return the sum of the first {i % 7 + 1} values.\"\"\"\n"
-            for i in range(n)]
+    return [f'def function_{i}(values):\n    """Return the sum of the first {i % 7 + 1} values."""\n' for i in range(n)]
 
 
 def _tiny_model(out: Path) -> Path:
@@ -67,8 +68,14 @@ def phase_generate(model: Path, n_prompts: int, max_new_tokens: int) -> dict:
         hf.generate(**batch, max_new_tokens=4, do_sample=True, pad_token_id=tok.pad_token_id)  # warm-up
         torch.cuda.synchronize()
         start = time.perf_counter()
-        out = hf.generate(**batch, max_new_tokens=max_new_tokens, min_new_tokens=max_new_tokens, do_sample=True,
-                          temperature=1.0, pad_token_id=tok.pad_token_id)
+        out = hf.generate(
+            **batch,
+            max_new_tokens=max_new_tokens,
+            min_new_tokens=max_new_tokens,
+            do_sample=True,
+            temperature=1.0,
+            pad_token_id=tok.pad_token_id,
+        )
         torch.cuda.synchronize()
     hf_s = time.perf_counter() - start
     hf_tokens = int((out.shape[1] - batch["input_ids"].shape[1]) * out.shape[0])
@@ -84,16 +91,24 @@ def phase_generate(model: Path, n_prompts: int, max_new_tokens: int) -> dict:
     outs = llm.generate(prompts, params)
     vllm_s = time.perf_counter() - start
     vllm_tokens = sum(len(o.outputs[0].token_ids) for o in outs)
-    return {"prompts": n_prompts, "max_new_tokens": max_new_tokens,
-            "transformers": {"tokens": hf_tokens, "seconds": hf_s, "tokens_per_s": hf_tokens / hf_s},
-            "vllm": {"tokens": vllm_tokens, "seconds": vllm_s, "tokens_per_s": vllm_tokens / vllm_s},
-            "speedup": (vllm_tokens / vllm_s) / (hf_tokens / hf_s)}
+    return {
+        "prompts": n_prompts,
+        "max_new_tokens": max_new_tokens,
+        "transformers": {"tokens": hf_tokens, "seconds": hf_s, "tokens_per_s": hf_tokens / hf_s},
+        "vllm": {"tokens": vllm_tokens, "seconds": vllm_s, "tokens_per_s": vllm_tokens / vllm_s},
+        "speedup": (vllm_tokens / vllm_s) / (hf_tokens / hf_s),
+    }
 
 
 def phase_grpo(model: Path, steps: int, max_new_tokens: int, work: Path) -> dict:
     """A few GRPO steps with generation in a colocated vLLM engine (one GPU, one process)."""
-    for key, value in {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
-                       "MASTER_PORT": "29517"}.items():
+    for key, value in {
+        "RANK": "0",
+        "LOCAL_RANK": "0",
+        "WORLD_SIZE": "1",
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": "29517",
+    }.items():
         os.environ.setdefault(key, value)  # colocate mode runs vLLM under torch.distributed, even on one GPU
     from models.train import TrainJob, fit
     from postgame.config import PolicySettings
@@ -102,18 +117,41 @@ def phase_grpo(model: Path, steps: int, max_new_tokens: int, work: Path) -> dict
     def varied_reward(prompts=None, completions=None, **_):
         return [float(sum(map(ord, c)) % 2) for c in completions]
 
-    rows = [{"kind": "grpo", "example_id": f"grpo:{i}", "instance_id": f"p{i}", "prompt": p}
-            for i, p in enumerate(_prompts(16))]
-    settings = TrainSettings(method="grpo", max_steps=steps, batch_size=8, num_generations=4, save_steps=steps,
-                             use_gpu=True, use_vllm=True, seed=0)
+    rows = [
+        {"kind": "grpo", "example_id": f"grpo:{i}", "instance_id": f"p{i}", "prompt": p}
+        for i, p in enumerate(_prompts(16))
+    ]
+    settings = TrainSettings(
+        method="grpo",
+        max_steps=steps,
+        batch_size=8,
+        num_generations=4,
+        save_steps=steps,
+        use_gpu=True,
+        use_vllm=True,
+        seed=0,
+    )
     metrics: list[dict] = []
-    result = fit(TrainJob(method="grpo", policy_dir=model, rows=rows, work_dir=work, settings=settings,
-                          policy=PolicySettings(max_new_tokens=max_new_tokens), reward_fn=varied_reward,
-                          on_metrics=lambda step, m: metrics.append({"step": step, **m})))
+    result = fit(
+        TrainJob(
+            method="grpo",
+            policy_dir=model,
+            rows=rows,
+            work_dir=work,
+            settings=settings,
+            policy=PolicySettings(max_new_tokens=max_new_tokens),
+            reward_fn=varied_reward,
+            on_metrics=lambda step, m: metrics.append({"step": step, **m}),
+        )
+    )
     keep = ("loss", "grad_norm", "reward_mean", "reward_std", "zero_variance_share", "completion_length")
-    return {"steps": result.steps, "seconds": result.usage.wall_s, "gpu_seconds": result.usage.gpu_s,
-            "tokens_generated": result.usage.tokens_generated,
-            "per_step": [{k: m[k] for k in ("step", *keep) if k in m} for m in metrics]}
+    return {
+        "steps": result.steps,
+        "seconds": result.usage.wall_s,
+        "gpu_seconds": result.usage.gpu_s,
+        "tokens_generated": result.usage.tokens_generated,
+        "per_step": [{k: m[k] for k in ("step", *keep) if k in m} for m in metrics],
+    }
 
 
 def phase_agent(model: Path, max_new_tokens: int, work: Path) -> dict:
@@ -135,14 +173,34 @@ def phase_agent(model: Path, max_new_tokens: int, work: Path) -> dict:
     env = make_environment(AgentSettings(max_steps=6), HarnessSettings(), repos_dir=repos)
     start = time.perf_counter()
     traj = run_episode(env, instance, policy)
-    return {"instance": instance.instance_id, "outcome": traj.result.outcome, "reward": traj.result.reward,
-            "turns": traj.turns, "prompt_tokens": traj.prompt_tokens, "completion_tokens": traj.completion_tokens,
-            "seconds": round(time.perf_counter() - start, 2)}
+    return {
+        "instance": instance.instance_id,
+        "outcome": traj.result.outcome,
+        "reward": traj.result.reward,
+        "turns": traj.turns,
+        "prompt_tokens": traj.prompt_tokens,
+        "completion_tokens": traj.completion_tokens,
+        "seconds": round(time.perf_counter() - start, 2),
+    }
 
 
 def _child(phase: str, args: argparse.Namespace, model: Path, work: Path) -> dict:
-    cmd = [sys.executable, __file__, "--phase", phase, "--model", str(model), "--steps", str(args.steps),
-           "--prompts", str(args.prompts), "--max-new-tokens", str(args.max_new_tokens), "--work", str(work)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--phase",
+        phase,
+        "--model",
+        str(model),
+        "--steps",
+        str(args.steps),
+        "--prompts",
+        str(args.prompts),
+        "--max-new-tokens",
+        str(args.max_new_tokens),
+        "--work",
+        str(work),
+    ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
@@ -181,11 +239,15 @@ def main(argv: list[str] | None = None) -> int:
         model = args.model or _tiny_model(Path(tmp) / "model")
         import torch
 
-        report = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-                  "vllm": __import__("vllm").__version__, "model": str(args.model or "tiny Qwen2 (built here)"),
-                  "generate": _child("generate", args, model, Path(tmp) / "gen"),
-                  "grpo_vllm": _child("grpo", args, model, Path(tmp) / "grpo"),
-                  "agent_vllm": _child("agent", args, model, Path(tmp) / "agent")}
+        report = {
+            "device": torch.cuda.get_device_name(0),
+            "torch": torch.__version__,
+            "vllm": __import__("vllm").__version__,
+            "model": str(args.model or "tiny Qwen2 (built here)"),
+            "generate": _child("generate", args, model, Path(tmp) / "gen"),
+            "grpo_vllm": _child("grpo", args, model, Path(tmp) / "grpo"),
+            "agent_vllm": _child("agent", args, model, Path(tmp) / "agent"),
+        }
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -194,9 +256,11 @@ def main(argv: list[str] | None = None) -> int:
         if "error" in gen:
             print(f"generation: {gen['error']}\n{gen['stderr_tail']}")
         else:
-            print(f"generation ({gen['prompts']} prompts x {gen['max_new_tokens']} tokens): transformers "
-                  f"{gen['transformers']['tokens_per_s']:.0f} tok/s, vLLM {gen['vllm']['tokens_per_s']:.0f} tok/s "
-                  f"({gen['speedup']:.1f}x)")
+            print(
+                f"generation ({gen['prompts']} prompts x {gen['max_new_tokens']} tokens): transformers "
+                f"{gen['transformers']['tokens_per_s']:.0f} tok/s, vLLM {gen['vllm']['tokens_per_s']:.0f} tok/s "
+                f"({gen['speedup']:.1f}x)"
+            )
         if "error" in grpo:
             print(f"GRPO with vLLM: {grpo['error']}\n{grpo['stderr_tail']}")
         else:
@@ -207,8 +271,10 @@ def main(argv: list[str] | None = None) -> int:
         if "error" in agent:
             print(f"agent episode with vLLM: {agent['error']}\n{agent['stderr_tail']}")
         else:
-            print(f"agent episode with vLLM on {agent['instance']}: {agent['outcome']} after {agent['turns']} turns, "
-                  f"{agent['prompt_tokens'] + agent['completion_tokens']} tokens, {agent['seconds']:.1f} s")
+            print(
+                f"agent episode with vLLM on {agent['instance']}: {agent['outcome']} after {agent['turns']} turns, "
+                f"{agent['prompt_tokens'] + agent['completion_tokens']} tokens, {agent['seconds']:.1f} s"
+            )
     failed = any("error" in report[k] for k in ("generate", "grpo_vllm", "agent_vllm"))
     return 1 if failed else 0
 

@@ -40,8 +40,10 @@ ROOT = Path(__file__).resolve().parents[1]
 METADATA = ROOT / "evals" / "realworld" / "metadata.jsonl"
 PREDICTIONS = ("gold", "empty", "noop")
 # Applies everywhere, changes no code: the base's own test results, seen through the whole harness.
-NOOP_PATCH = ("diff --git a/REALWORLD_NOOP.txt b/REALWORLD_NOOP.txt\nnew file mode 100644\n--- /dev/null\n"
-              "+++ b/REALWORLD_NOOP.txt\n@@ -0,0 +1 @@\n+a prediction that changes no code\n")
+NOOP_PATCH = (
+    "diff --git a/REALWORLD_NOOP.txt b/REALWORLD_NOOP.txt\nnew file mode 100644\n--- /dev/null\n"
+    "+++ b/REALWORLD_NOOP.txt\n@@ -0,0 +1 @@\n+a prediction that changes no code\n"
+)
 STYLES = ("unittest-subtests", "pytest", "doctest", "class-based", "dependencies")
 
 
@@ -68,8 +70,9 @@ def _mirror_source(mirrors: Path, repo: str) -> Path:
     for candidate in (folder / "repo", folder):
         if candidate.is_dir() and _git("rev-parse", "--git-dir", git_dir=_git_dir(candidate), check=False).strip():
             return candidate
-    raise RealWorldError(f"{repo}: no git repository at {folder} (fetch it with the search tool's fetch, "
-                         "or use --network)")
+    raise RealWorldError(
+        f"{repo}: no git repository at {folder} (fetch it with the search tool's fetch, or use --network)"
+    )
 
 
 def _git_dir(path: Path) -> Path:
@@ -87,15 +90,32 @@ def clone(repo: str, clone_url: str, commits: list[str], dest: Path, mirrors: Pa
 
 
 def _has_commit(git_dir: Path, commit: str) -> bool:
-    return subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{commit}^{{commit}}"],
-                          check=False, capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{commit}^{{commit}}"],
+            check=False,
+            capture_output=True,
+        ).returncode
+        == 0
+    )
 
 
 def _diff(git_dir: Path, base: str, fix: str, paths: list[str]) -> str:
     if not paths:
         return ""
-    return _git("diff", "--no-color", "--no-ext-diff", "--no-renames", "--full-index", "--binary", base, fix, "--",
-                *paths, git_dir=git_dir)
+    return _git(
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-renames",
+        "--full-index",
+        "--binary",
+        base,
+        fix,
+        "--",
+        *paths,
+        git_dir=git_dir,
+    )
 
 
 def build_instance(meta: dict, git_dir: Path) -> dict:
@@ -103,8 +123,9 @@ def build_instance(meta: dict, git_dir: Path) -> dict:
     base, fix = meta["base_commit"], meta["fix_commit"]
     parent = _git("rev-parse", f"{fix}^", git_dir=git_dir).strip()
     if parent != base:
-        raise RealWorldError(f"{meta['instance_id']}: base_commit {base} is not the parent of fix_commit {fix} "
-                             f"({parent})")
+        raise RealWorldError(
+            f"{meta['instance_id']}: base_commit {base} is not the parent of fix_commit {fix} ({parent})"
+        )
     changed = _git("diff", "--name-only", "--no-renames", base, fix, git_dir=git_dir).split("\n")
     changed = [p for p in changed if p]
     tests = set(meta["test_files"])
@@ -115,12 +136,20 @@ def build_instance(meta: dict, git_dir: Path) -> dict:
     if not patch.strip() or not test_patch.strip():
         raise RealWorldError(f"{meta['instance_id']}: empty {'patch' if not patch.strip() else 'test_patch'}")
     instance = {
-        "instance_id": meta["instance_id"], "repo": meta["repo"], "base_commit": base,
-        "patch": patch, "test_patch": test_patch, "problem_statement": meta["problem_statement"],
-        "hints_text": "", "created_at": meta["created_at"], "version": "",
-        "FAIL_TO_PASS": json.dumps(meta["FAIL_TO_PASS"]), "PASS_TO_PASS": json.dumps(meta["PASS_TO_PASS"]),
+        "instance_id": meta["instance_id"],
+        "repo": meta["repo"],
+        "base_commit": base,
+        "patch": patch,
+        "test_patch": test_patch,
+        "problem_statement": meta["problem_statement"],
+        "hints_text": "",
+        "created_at": meta["created_at"],
+        "version": "",
+        "FAIL_TO_PASS": json.dumps(meta["FAIL_TO_PASS"]),
+        "PASS_TO_PASS": json.dumps(meta["PASS_TO_PASS"]),
         "environment_setup_commit": base,
-        "style": meta["style"], "fix_commit": fix,
+        "style": meta["style"],
+        "fix_commit": fix,
     }
     if meta.get("test_cmd"):
         instance["test_cmd"] = meta["test_cmd"]
@@ -148,16 +177,21 @@ def materialize(out: Path, mirrors: Path | None, only: str | None = None) -> lis
         mine = [r for r in records if r["repo"] == repo]
         dest = repos / repo.replace("/", "__")
         print(f"{repo}: {len(mine)} instance(s) -> {dest}", file=sys.stderr)
-        clone(repo, mine[0]["clone_url"], [c for r in mine for c in (r["base_commit"], r["fix_commit"])], dest,
-              mirrors)
+        clone(repo, mine[0]["clone_url"], [c for r in mine for c in (r["base_commit"], r["fix_commit"])], dest, mirrors)
         instances += [build_instance(r, dest) for r in mine]
     _write_jsonl(out / "instances.jsonl", instances)
-    _write_jsonl(out / "gold.jsonl", [{"instance_id": i["instance_id"], "model_name_or_path": "gold",
-                                       "model_patch": i["patch"]} for i in instances])
-    _write_jsonl(out / "empty.jsonl", [{"instance_id": i["instance_id"], "model_name_or_path": "empty",
-                                        "model_patch": ""} for i in instances])
-    _write_jsonl(out / "noop.jsonl", [{"instance_id": i["instance_id"], "model_name_or_path": "noop",
-                                       "model_patch": NOOP_PATCH} for i in instances])
+    _write_jsonl(
+        out / "gold.jsonl",
+        [{"instance_id": i["instance_id"], "model_name_or_path": "gold", "model_patch": i["patch"]} for i in instances],
+    )
+    _write_jsonl(
+        out / "empty.jsonl",
+        [{"instance_id": i["instance_id"], "model_name_or_path": "empty", "model_patch": ""} for i in instances],
+    )
+    _write_jsonl(
+        out / "noop.jsonl",
+        [{"instance_id": i["instance_id"], "model_name_or_path": "noop", "model_patch": NOOP_PATCH} for i in instances],
+    )
     print(f"wrote {len(instances)} instances to {out / 'instances.jsonl'}", file=sys.stderr)
     return instances
 
@@ -182,8 +216,24 @@ class Row:
 
 def _eval_run(out: Path, instances: Path, predictions: Path, name: str, timeout: float | None) -> dict:
     run_dir = out / "runs" / name
-    cmd = [sys.executable, "-m", "postgame", "eval", "run", "--instances", str(instances), "--predictions",
-           str(predictions), "--repos", str(out / "repos"), "--out", str(run_dir), "--workers", "1", "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "postgame",
+        "eval",
+        "run",
+        "--instances",
+        str(instances),
+        "--predictions",
+        str(predictions),
+        "--repos",
+        str(out / "repos"),
+        "--out",
+        str(run_dir),
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
     if timeout:
         cmd += ["--timeout", str(timeout)]
     # This checkout's postgame, not whichever one is installed in the venv.
@@ -207,8 +257,11 @@ def _note(report: dict, log: Path) -> str:
     collect = next((line for line in text.splitlines() if line.startswith("collection error in ")), "")
     if collect:
         return collect[:120]
-    failing = [t for key in ("FAIL_TO_PASS", "PASS_TO_PASS")
-               for t in report.get("tests_status", {}).get(key, {}).get("failure", [])]
+    failing = [
+        t
+        for key in ("FAIL_TO_PASS", "PASS_TO_PASS")
+        for t in report.get("tests_status", {}).get(key, {}).get("failure", [])
+    ]
     return f"{len(failing)} failing, e.g. {failing[0]}"[:120] if failing else ""
 
 
@@ -232,32 +285,52 @@ def check(out: Path, only: str | None, timeout: float | None) -> list[Row]:
     for inst in instances:
         iid = inst["instance_id"]
         gold, empty, noop = (reports[name].get(iid, {}) for name in PREDICTIONS)
-        note = "" if gold.get("resolved") else _note(gold, out / "runs" / "gold" / instance_dir_name(iid)
-                                                     / "test_output.txt")
+        note = (
+            ""
+            if gold.get("resolved")
+            else _note(gold, out / "runs" / "gold" / instance_dir_name(iid) / "test_output.txt")
+        )
         status = noop.get("tests_status", {})
         f2p, p2p = status.get("FAIL_TO_PASS", {}), status.get("PASS_TO_PASS", {})
         n_f2p = len(f2p.get("success", [])) + len(f2p.get("failure", []))
         n_p2p = len(p2p.get("success", [])) + len(p2p.get("failure", []))
         noop_tests = f"{len(f2p.get('failure', []))}/{n_f2p}, {len(p2p.get('success', []))}/{n_p2p}"
-        rows.append(Row(iid, inst["repo"], inst.get("style", ""), bool(gold.get("resolved")),
-                        bool(empty.get("resolved")), bool(noop.get("resolved")), noop_tests,
-                        float(gold.get("seconds", 0.0)), float(noop.get("seconds", 0.0)), note))
+        rows.append(
+            Row(
+                iid,
+                inst["repo"],
+                inst.get("style", ""),
+                bool(gold.get("resolved")),
+                bool(empty.get("resolved")),
+                bool(noop.get("resolved")),
+                noop_tests,
+                float(gold.get("seconds", 0.0)),
+                float(noop.get("seconds", 0.0)),
+                note,
+            )
+        )
     (out / "check.json").write_text(json.dumps([asdict(r) for r in rows], indent=2), encoding="utf-8")
     return rows
 
 
 def print_table(rows: list[Row]) -> None:
-    print("| instance | repo | style | gold resolved | empty resolved | no-op resolved "
-          "| no-op: F2P failing, P2P passing | gold s | no-op s | note |")
+    print(
+        "| instance | repo | style | gold resolved | empty resolved | no-op resolved "
+        "| no-op: F2P failing, P2P passing | gold s | no-op s | note |"
+    )
     print("|---|---|---|---|---|---|---|---:|---:|---|")
     for r in rows:
-        print(f"| {r.instance_id} | {r.repo} | {r.style} | {'yes' if r.gold_resolved else 'NO'} | "
-              f"{'YES' if r.empty_resolved else 'no'} | {'YES' if r.noop_resolved else 'no'} | {r.noop_tests} | "
-              f"{r.gold_s:.1f} | {r.noop_s:.1f} | {r.note} |")
+        print(
+            f"| {r.instance_id} | {r.repo} | {r.style} | {'yes' if r.gold_resolved else 'NO'} | "
+            f"{'YES' if r.empty_resolved else 'no'} | {'YES' if r.noop_resolved else 'no'} | {r.noop_tests} | "
+            f"{r.gold_s:.1f} | {r.noop_s:.1f} | {r.note} |"
+        )
     n = len(rows)
-    print(f"\ngold {sum(r.gold_resolved for r in rows)}/{n}, empty {sum(r.empty_resolved for r in rows)}/{n}, "
-          f"no-op {sum(r.noop_resolved for r in rows)}/{n}; {sum(r.gold_s + r.noop_s for r in rows):.1f}s of "
-          "harness runs")
+    print(
+        f"\ngold {sum(r.gold_resolved for r in rows)}/{n}, empty {sum(r.empty_resolved for r in rows)}/{n}, "
+        f"no-op {sum(r.noop_resolved for r in rows)}/{n}; {sum(r.gold_s + r.noop_s for r in rows):.1f}s of "
+        "harness runs"
+    )
 
 
 def main() -> int:
@@ -272,9 +345,13 @@ def main() -> int:
     chk = sub.add_parser("check", help="grade gold, empty and no-op predictions with `postgame eval run`")
     chk.add_argument("--out", type=Path, required=True, help="the folder materialize wrote")
     chk.add_argument("--only", default=None, help="comma-separated instance ids")
-    chk.add_argument("--timeout", type=float, default=300.0,
-                     help="seconds per test run (default 300: more-itertools' suite alone took up to 61 s of harness "
-                          "time on a loaded 2-core machine, past eval.timeout_s's default of 60)")
+    chk.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        help="seconds per test run (default 300: more-itertools' suite alone took up to 61 s of harness "
+        "time on a loaded 2-core machine, past eval.timeout_s's default of 60)",
+    )
     args = parser.parse_args()
     try:
         if args.command == "materialize":

@@ -32,8 +32,9 @@ def check(instance, settings) -> list[str]:
     problems = []
     gold = evaluate(instance, instance.patch, repos_dir=None, settings=settings)
     if gold.status != "resolved":
-        failing = gold.tests_status.get("FAIL_TO_PASS", {}).get("failure", []) + \
-            gold.tests_status.get("PASS_TO_PASS", {}).get("failure", [])
+        failing = gold.tests_status.get("FAIL_TO_PASS", {}).get("failure", []) + gold.tests_status.get(
+            "PASS_TO_PASS", {}
+        ).get("failure", [])
         problems.append(f"gold patch is {gold.status} ({gold.error or gold.apply_error or failing[:3]})")
     if evaluate(instance, "", repos_dir=None, settings=settings).status != "unresolved":
         problems.append("the empty patch is not unresolved")
@@ -67,11 +68,13 @@ def main() -> int:
     seconds = time.monotonic() - start
     for inst_id, problems in sorted(bad.items()):
         print(f"FAIL {inst_id}: {'; '.join(problems)}")
-    print(f"{len(instances) - len(bad)}/{len(instances)} instances pass every check "
-          f"({seconds:.0f}s, {workers} workers)")
+    print(
+        f"{len(instances) - len(bad)}/{len(instances)} instances pass every check ({seconds:.0f}s, {workers} workers)"
+    )
     if args.json_out:
-        Path(args.json_out).write_text(json.dumps({"instances": len(instances), "failed": bad,
-                                                   "seconds": round(seconds, 1)}, indent=2))
+        Path(args.json_out).write_text(
+            json.dumps({"instances": len(instances), "failed": bad, "seconds": round(seconds, 1)}, indent=2)
+        )
     return 1 if bad else 0
 
 

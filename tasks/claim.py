@@ -31,9 +31,14 @@ def answered_by(cfg: Config, reason: str, run_id: str | None) -> str | None:
             return None
         runs = client.read_flow_runs(
             flow_run_filter=FlowRunFilter(deployment_id=FlowRunFilterDeploymentId(any_=[me.deployment_id])),
-            sort=FlowRunSort.EXPECTED_START_TIME_DESC, limit=200)
-    by_event = {str(r.id): r for r in runs
-                if r.created is not None and str(r.parameters.get("reason", "")).startswith(EVENT_REASON)}
+            sort=FlowRunSort.EXPECTED_START_TIME_DESC,
+            limit=200,
+        )
+    by_event = {
+        str(r.id): r
+        for r in runs
+        if r.created is not None and str(r.parameters.get("reason", "")).startswith(EVENT_REASON)
+    }
     by_event[run_id] = me
     leader = burst_leader([(r.created, rid) for rid, r in by_event.items()], run_id, cfg.operate.event_debounce_s)
     return None if leader == run_id else f"{by_event[leader].name} ({leader})"

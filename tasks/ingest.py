@@ -36,15 +36,23 @@ def ingest(cfg: Config, source: str | None = None) -> CycleData:
 
     with prefect_mapper(cfg.runner) as mapper:
         summary = run_ingest(source or log_source(cfg), cfg=cfg, mapper=None if cfg.runner.kind == "serial" else mapper)
-    data = CycleData(snapshot_ids=ledger.pending(cfg), new_snapshot_id=summary.snapshot_id,
-                     records_ingested=summary.records_ingested, duplicates=summary.duplicates,
-                     quarantined=summary.quarantined, corrupt_objects=len(summary.corrupt_objects))
+    data = CycleData(
+        snapshot_ids=ledger.pending(cfg),
+        new_snapshot_id=summary.snapshot_id,
+        records_ingested=summary.records_ingested,
+        duplicates=summary.duplicates,
+        quarantined=summary.quarantined,
+        corrupt_objects=len(summary.corrupt_objects),
+    )
     create_markdown_artifact(
         key="ingest-summary",
-        markdown=(f"### Ingest\n- new snapshot `{summary.snapshot_id}` at `{summary.snapshot_uri}`\n"
-                  f"- objects read {summary.objects_read}, skipped {summary.objects_skipped}, corrupt "
-                  f"{len(summary.corrupt_objects)}\n- records {summary.records_ingested}, duplicates "
-                  f"{summary.duplicates}, quarantined {summary.quarantined}\n"
-                  f"- snapshots this cycle learns from: {', '.join(s[:12] for s in data.snapshot_ids) or 'none'}\n"),
-        description="What this cycle read from the production logs")
+        markdown=(
+            f"### Ingest\n- new snapshot `{summary.snapshot_id}` at `{summary.snapshot_uri}`\n"
+            f"- objects read {summary.objects_read}, skipped {summary.objects_skipped}, corrupt "
+            f"{len(summary.corrupt_objects)}\n- records {summary.records_ingested}, duplicates "
+            f"{summary.duplicates}, quarantined {summary.quarantined}\n"
+            f"- snapshots this cycle learns from: {', '.join(s[:12] for s in data.snapshot_ids) or 'none'}\n"
+        ),
+        description="What this cycle read from the production logs",
+    )
     return data

@@ -63,8 +63,9 @@ def record_verdict(cfg: Config, version: str, review: Review) -> Promotion:
 
 def _enforce(cfg: Config, promotion: Promotion) -> Promotion:
     if promotion.outcome == Outcome.REJECTED.value and cfg.promote.fail_on_reject:
-        raise PromotionRejected(f"version {promotion.version} rejected: {promotion.decision.reason}",
-                                promotion.decision)
+        raise PromotionRejected(
+            f"version {promotion.version} rejected: {promotion.decision.reason}", promotion.decision
+        )
     return promotion
 
 
@@ -81,26 +82,42 @@ def wait_for_review(cfg: Config, version: str, reason: str) -> Review:
     stop = threading.Event()
     deadline = time.monotonic() + p.approval_timeout_s
     context = contextvars.copy_context()  # the Prefect settings (API URL) this flow run uses
-    watcher = threading.Thread(target=context.run, args=(_watch_mlflow_tag, cfg, version, run_id, deadline, stop),
-                               name=f"approval-v{version}", daemon=True)
+    watcher = threading.Thread(
+        target=context.run,
+        args=(_watch_mlflow_tag, cfg, version, run_id, deadline, stop),
+        name=f"approval-v{version}",
+        daemon=True,
+    )
     watcher.start()
     form = ReviewInput.with_initial_data(
         description=f"Version {version} of {cfg.tracking.registered_model} passed the gate: {reason}\n\n"
-                    f"Approve to make it champion, or reject. (Or set the MLflow tag `approval` on the version.)",
-        approve=False, comment="", reviewer="")
+        f"Approve to make it champion, or reject. (Or set the MLflow tag `approval` on the version.)",
+        approve=False,
+        comment="",
+        reviewer="",
+    )
     try:
-        answer = pause_flow_run(wait_for_input=form, timeout=int(p.approval_timeout_s) + 60,
-                                poll_interval=max(1, int(p.approval_poll_s)), key=f"approval-v{version}")
+        answer = pause_flow_run(
+            wait_for_input=form,
+            timeout=int(p.approval_timeout_s) + 60,
+            poll_interval=max(1, int(p.approval_poll_s)),
+            key=f"approval-v{version}",
+        )
     except FlowPauseTimeout:
         return Review(False, f"no review within {p.approval_timeout_s:.0f} s", "timeout", "timeout")
     finally:
         stop.set()
-    return Review(approve=answer.approve, comment=answer.comment, by=answer.reviewer or "prefect-ui user",
-                  via=answer.via or "prefect-ui")
+    return Review(
+        approve=answer.approve,
+        comment=answer.comment,
+        by=answer.reviewer or "prefect-ui user",
+        via=answer.via or "prefect-ui",
+    )
 
 
-def _watch_mlflow_tag(cfg: Config, version: str, flow_run_id: str | None, deadline: float,
-                      stop: threading.Event) -> None:
+def _watch_mlflow_tag(
+    cfg: Config, version: str, flow_run_id: str | None, deadline: float, stop: threading.Event
+) -> None:
     """Resume the paused run with the MLflow tag's verdict, or with a rejection once the deadline passes."""
     from models import registry
 
@@ -112,11 +129,19 @@ def _watch_mlflow_tag(cfg: Config, version: str, flow_run_id: str | None, deadli
             continue
         verdict = tags.get("approval")
         if verdict in ("approved", "rejected"):
-            answer = {"approve": verdict == "approved", "comment": tags.get("approval.comment", ""),
-                      "reviewer": tags.get("approval.by", "mlflow-ui user"), "via": "mlflow-tag"}
+            answer = {
+                "approve": verdict == "approved",
+                "comment": tags.get("approval.comment", ""),
+                "reviewer": tags.get("approval.by", "mlflow-ui user"),
+                "via": "mlflow-tag",
+            }
         elif time.monotonic() >= deadline:
-            answer = {"approve": False, "comment": f"no review within {cfg.promote.approval_timeout_s:.0f} s",
-                      "reviewer": "timeout", "via": "timeout"}
+            answer = {
+                "approve": False,
+                "comment": f"no review within {cfg.promote.approval_timeout_s:.0f} s",
+                "reviewer": "timeout",
+                "via": "timeout",
+            }
         else:
             continue
         if flow_run_id and resume_review(flow_run_id, answer):

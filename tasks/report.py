@@ -24,11 +24,22 @@ def open_cycle_run(cfg: Config, flow_run_id: str) -> CycleStart:
     resolve(cfg)  # points MLflow at the stack
     experiment = mlflow.set_experiment(cfg.tracking.experiment)
     run = mlflow.MlflowClient().create_run(
-        experiment.experiment_id, run_name=f"cycle-{flow_run_id[:8]}",
-        tags={"prefect.flow_run_id": flow_run_id, CYCLE_KIND_TAG: "cycle", CODE_TAG: code_version(),
-              CONFIG_TAG: config_sha256(cfg)})
-    return CycleStart(run_id=run.info.run_id, experiment_id=experiment.experiment_id, started_at=time.time(),
-                      cpu_seconds_at_start=cpu_seconds(), flow_run_id=flow_run_id)
+        experiment.experiment_id,
+        run_name=f"cycle-{flow_run_id[:8]}",
+        tags={
+            "prefect.flow_run_id": flow_run_id,
+            CYCLE_KIND_TAG: "cycle",
+            CODE_TAG: code_version(),
+            CONFIG_TAG: config_sha256(cfg),
+        },
+    )
+    return CycleStart(
+        run_id=run.info.run_id,
+        experiment_id=experiment.experiment_id,
+        started_at=time.time(),
+        cpu_seconds_at_start=cpu_seconds(),
+        flow_run_id=flow_run_id,
+    )
 
 
 def _base_score(cfg: Config, evaluation) -> float | None:
@@ -45,14 +56,21 @@ def _base_score(cfg: Config, evaluation) -> float | None:
     if key != evaluation.eval_set_sha256:
         return None  # not the same instances: no comparable baseline
     policy = Policy(base_policy_dir(cfg), name=cfg.tracking.registered_model, version="base", settings=cfg.policy)
-    scores = score_policy(cfg, policy, records, cfg.home / "runs" / "baselines" / f"base-{key[:12]}",
-                          split=evaluation.decide_split, key=key)
+    scores = score_policy(
+        cfg,
+        policy,
+        records,
+        cfg.home / "runs" / "baselines" / f"base-{key[:12]}",
+        split=evaluation.decide_split,
+        key=key,
+    )
     return scores.mean_reward if cfg.promote.metric == "mean_reward" else scores.rate
 
 
 @task(name="report", **TRANSIENT_RETRIES)
-def report(cfg: Config, start: CycleStart, data, warnings, dataset, candidate, evaluation, promotion,
-           urls: dict[str, str]) -> CycleReport:
+def report(
+    cfg: Config, start: CycleStart, data, warnings, dataset, candidate, evaluation, promotion, urls: dict[str, str]
+) -> CycleReport:
     from postgame.report import build_report, history, spent, usage_of
 
     if evaluation.champion is not None:
@@ -61,8 +79,22 @@ def report(cfg: Config, start: CycleStart, data, warnings, dataset, candidate, e
         baseline, baseline_metric = "base", _base_score(cfg, evaluation)
     usage = usage_of(cfg, data.snapshot_ids)
     cost = spent(cfg, start, usage, gpu_seconds=candidate.seconds if cfg.train.use_gpu else 0.0)
-    result = build_report(cfg, start, data, warnings, dataset, candidate, evaluation, promotion, urls, cost=cost,
-                          usage=usage, previous=history(cfg), baseline=baseline, baseline_metric=baseline_metric)
+    result = build_report(
+        cfg,
+        start,
+        data,
+        warnings,
+        dataset,
+        candidate,
+        evaluation,
+        promotion,
+        urls,
+        cost=cost,
+        usage=usage,
+        previous=history(cfg),
+        baseline=baseline,
+        baseline_metric=baseline_metric,
+    )
     return _publish(cfg, start, result, candidate.model_uri)
 
 
@@ -75,15 +107,25 @@ def nothing_to_learn(cfg: Config, start: CycleStart, data, urls: dict[str, str])
 
 
 def _metrics(r: CycleReport) -> dict[str, float]:
-    values = {"cycle.seconds": r.seconds, "cycle.cpu_seconds": r.cpu_seconds, "cycle.gpu_seconds": r.gpu_seconds,
-              "cycle.cost_usd": r.cost_usd, "cycle.gain_points": r.gain, "cycle.intelligence_per_dollar":
-              r.intelligence_per_dollar, "cycle.cost_per_1m_tokens": r.cost_per_1m_tokens,
-              "cycle.generated_tokens": float(r.usage.completion_tokens),
-              "cumulative.cost_usd": r.cumulative_cost_usd, "cumulative.gain_points": r.cumulative_gain,
-              "cumulative.intelligence_per_dollar": r.cumulative_intelligence_per_dollar}
+    values = {
+        "cycle.seconds": r.seconds,
+        "cycle.cpu_seconds": r.cpu_seconds,
+        "cycle.gpu_seconds": r.gpu_seconds,
+        "cycle.cost_usd": r.cost_usd,
+        "cycle.gain_points": r.gain,
+        "cycle.intelligence_per_dollar": r.intelligence_per_dollar,
+        "cycle.cost_per_1m_tokens": r.cost_per_1m_tokens,
+        "cycle.generated_tokens": float(r.usage.completion_tokens),
+        "cumulative.cost_usd": r.cumulative_cost_usd,
+        "cumulative.gain_points": r.cumulative_gain,
+        "cumulative.intelligence_per_dollar": r.cumulative_intelligence_per_dollar,
+    }
     if r.cost is not None:
-        values |= {"cycle.cost.cpu_usd": r.cost.cpu_usd, "cycle.cost.gpu_usd": r.cost.gpu_usd,
-                   "cycle.cost.serving_usd": r.cost.serving_usd}
+        values |= {
+            "cycle.cost.cpu_usd": r.cost.cpu_usd,
+            "cycle.cost.gpu_usd": r.cost.gpu_usd,
+            "cycle.cost.serving_usd": r.cost.serving_usd,
+        }
     for s in r.scores:
         if s.champion_after is not None:
             values[f"champion.{s.split}.{r.metric}"] = s.champion_after
@@ -101,13 +143,19 @@ def _publish(cfg: Config, start: CycleStart, result: CycleReport, model_uri: str
     resolve(cfg)  # points MLflow at the stack
     reports = [r for r in history(cfg) if r.run_id != result.run_id] + [result]
     lineage = follow(cfg, result.version) if result.version else None
-    create_markdown_artifact(key="cycle-report", markdown="```\n" + result.summary() + "\n```\n\n" +
-                             markdown(reports), description="What this cycle cost and gained, and every cycle so far")
+    create_markdown_artifact(
+        key="cycle-report",
+        markdown="```\n" + result.summary() + "\n```\n\n" + markdown(reports),
+        description="What this cycle cost and gained, and every cycle so far",
+    )
     create_table_artifact(key="cycles", table=table_rows(reports), description="Every cycle so far")
     if lineage is not None:
-        create_table_artifact(key="lineage", table=lineage.rows(),
-                              description=f"v{lineage.version} back to its log objects: "
-                                          f"{'every hop resolves' if lineage.ok else 'BROKEN LINKS'}")
+        create_table_artifact(
+            key="lineage",
+            table=lineage.rows(),
+            description=f"v{lineage.version} back to its log objects: "
+            f"{'every hop resolves' if lineage.ok else 'BROKEN LINKS'}",
+        )
     metrics = _metrics(result)
     with mlflow.start_run(run_id=start.run_id):
         mlflow.log_metrics(metrics, step=result.cycle)
@@ -126,13 +174,19 @@ def _tag_version(cfg: Config, result: CycleReport, metrics: dict[str, float], mo
 
     from postgame.runtime import resolve
 
-    tags = {"cycle": str(result.cycle), "cycle.cost_usd": f"{result.cost_usd:.6f}",
-            "cycle.gain_points": "n/a" if result.gain is None else f"{result.gain:.3f}",
-            "cycle.intelligence_per_dollar": "n/a" if result.intelligence_per_dollar is None
-            else f"{result.intelligence_per_dollar:.3f}", "cycle.gain_baseline": result.baseline or "none"}
+    tags = {
+        "cycle": str(result.cycle),
+        "cycle.cost_usd": f"{result.cost_usd:.6f}",
+        "cycle.gain_points": "n/a" if result.gain is None else f"{result.gain:.3f}",
+        "cycle.intelligence_per_dollar": "n/a"
+        if result.intelligence_per_dollar is None
+        else f"{result.intelligence_per_dollar:.3f}",
+        "cycle.gain_baseline": result.baseline or "none",
+    }
     client = mlflow.MlflowClient(tracking_uri=resolve(cfg).tracking_uri)
     for key, value in tags.items():
         client.set_model_version_tag(cfg.tracking.registered_model, str(result.version), key, value)
     if model_uri and model_uri.startswith("models:/m-"):
-        mlflow.log_metrics(metrics, step=result.cycle, model_id=model_uri.removeprefix("models:/"),
-                           run_id=result.run_id)
+        mlflow.log_metrics(
+            metrics, step=result.cycle, model_id=model_uri.removeprefix("models:/"), run_id=result.run_id
+        )

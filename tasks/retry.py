@@ -86,19 +86,34 @@ def _one(exc: BaseException) -> bool | None:
     names = {cls.__module__.split(".")[0] + "." + cls.__name__ for cls in type(exc).__mro__}
     transient_types = {
         # requests (MLflow's client) and urllib3 under it
-        "requests.ConnectionError", "requests.Timeout", "requests.RetryError", "requests.ChunkedEncodingError",
-        "urllib3.ProtocolError", "urllib3.NewConnectionError", "urllib3.TimeoutError", "urllib3.MaxRetryError",
+        "requests.ConnectionError",
+        "requests.Timeout",
+        "requests.RetryError",
+        "requests.ChunkedEncodingError",
+        "urllib3.ProtocolError",
+        "urllib3.NewConnectionError",
+        "urllib3.TimeoutError",
+        "urllib3.MaxRetryError",
         # httpx (Prefect's client)
         "httpx.TransportError",
         # botocore (S3)
-        "botocore.ConnectionError", "botocore.HTTPClientError", "botocore.ResponseStreamingError",
-        "botocore.IncompleteReadError", "botocore.ReadTimeoutError", "botocore.ConnectTimeoutError",
+        "botocore.ConnectionError",
+        "botocore.HTTPClientError",
+        "botocore.ResponseStreamingError",
+        "botocore.IncompleteReadError",
+        "botocore.ReadTimeoutError",
+        "botocore.ConnectTimeoutError",
     }
     if names & transient_types:
         return True
     code = getattr(exc, "response", None)
-    if isinstance(code, dict) and code.get("Error", {}).get("Code") in {"SlowDown", "Throttling", "ServiceUnavailable",
-                                                                        "InternalError", "RequestTimeout"}:
+    if isinstance(code, dict) and code.get("Error", {}).get("Code") in {
+        "SlowDown",
+        "Throttling",
+        "ServiceUnavailable",
+        "InternalError",
+        "RequestTimeout",
+    }:
         return True
     return None
 
@@ -133,19 +148,25 @@ def transient_io(task, task_run, state) -> bool:
     return False
 
 
-TRANSIENT_RETRIES: dict = dict(retries=MAX_RETRIES, retry_delay_seconds=exponential_backoff(backoff_factor=2),
-                               retry_jitter_factor=0.5, retry_condition_fn=transient_io)
+TRANSIENT_RETRIES: dict = dict(
+    retries=MAX_RETRIES,
+    retry_delay_seconds=exponential_backoff(backoff_factor=2),
+    retry_jitter_factor=0.5,
+    retry_condition_fn=transient_io,
+)
 
 
-def backoff_delays(retries: int, first_s: float, cap_s: float, *, jitter: float = 0.5,
-                   rng: Callable[[], float] = random.random) -> list[float]:
+def backoff_delays(
+    retries: int, first_s: float, cap_s: float, *, jitter: float = 0.5, rng: Callable[[], float] = random.random
+) -> list[float]:
     """The waits before each of `retries` retries: `first_s`, doubling, each stretched by up to `jitter` of itself
     (so that clients that failed together do not retry together) and never longer than `cap_s`."""
-    return [min(cap_s, first_s * 2 ** i * (1 + jitter * rng())) for i in range(retries)]
+    return [min(cap_s, first_s * 2**i * (1 + jitter * rng())) for i in range(retries)]
 
 
-def call_with_retries(fn: Callable[[], T], *, delays: Sequence[float],
-                      sleep: Callable[[float], None] = time.sleep) -> T:
+def call_with_retries(
+    fn: Callable[[], T], *, delays: Sequence[float], sleep: Callable[[float], None] = time.sleep
+) -> T:
     """`fn()`, tried again after each of `delays` while it fails on a transient error; any other error, or the
     transient one after the last delay, is raised at once."""
     for delay in delays:

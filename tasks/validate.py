@@ -30,15 +30,19 @@ def validate(cfg: Config, snapshot_ids: list[str], run_id: str) -> list[str]:
     warnings: list[str] = []
     for snapshot_id in snapshot_ids:
         report = run_validation(snapshot_id, cfg=cfg)
-        create_markdown_artifact(key="data-validation", markdown=report_markdown(report),
-                                 description=f"Great Expectations results for snapshot {snapshot_id[:12]}")
+        create_markdown_artifact(
+            key="data-validation",
+            markdown=report_markdown(report),
+            description=f"Great Expectations results for snapshot {snapshot_id[:12]}",
+        )
         with mlflow.start_run(run_id=run_id):
             docs = Path(report.docs_path).parent
             if docs.is_dir():
                 mlflow.log_artifacts(str(docs), artifact_path=f"data_docs/{snapshot_id[:12]}")
             mlflow.log_artifact(report.report_path, artifact_path=f"validation/{snapshot_id[:12]}")
-            mlflow.log_metrics({"validate.critical_failures": len(report.critical_failures),
-                                "validate.warnings": len(report.warnings)})
+            mlflow.log_metrics(
+                {"validate.critical_failures": len(report.critical_failures), "validate.warnings": len(report.warnings)}
+            )
         if not report.passed:
             ledger.record(cfg, [snapshot_id], "rejected", ", ".join(report.failed_names))
             raise_on_critical(report)  # DataValidationError naming the failed expectations

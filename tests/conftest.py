@@ -28,8 +28,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
     found = probe()
     if not found.bwrap_ok:
-        pytest.exit(f"bubblewrap is installed but unusable, so the sandbox tests cannot run: {found.reason}",
-                    returncode=1)
+        pytest.exit(
+            f"bubblewrap is installed but unusable, so the sandbox tests cannot run: {found.reason}", returncode=1
+        )
 
 
 @pytest.fixture

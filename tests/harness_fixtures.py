@@ -19,16 +19,26 @@ from evals.harness.instance import Instance
 from postgame.settings.harness import HarnessSettings
 
 _GIT_ENV = {
-    "GIT_AUTHOR_NAME": "postgame", "GIT_AUTHOR_EMAIL": "postgame@example.invalid",
-    "GIT_COMMITTER_NAME": "postgame", "GIT_COMMITTER_EMAIL": "postgame@example.invalid",
-    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "postgame",
+    "GIT_AUTHOR_EMAIL": "postgame@example.invalid",
+    "GIT_COMMITTER_NAME": "postgame",
+    "GIT_COMMITTER_EMAIL": "postgame@example.invalid",
+    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
 }
 
 
 def _git(repo: Path, *args: str) -> str:
-    r = subprocess.run(["git", "-c", "init.defaultBranch=main", "-c", "core.fileMode=false", *args], cwd=repo,
-                       env={**os.environ, **_GIT_ENV}, capture_output=True, text=True, check=True)
+    r = subprocess.run(
+        ["git", "-c", "init.defaultBranch=main", "-c", "core.fileMode=false", *args],
+        cwd=repo,
+        env={**os.environ, **_GIT_ENV},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return r.stdout
 
 
@@ -99,15 +109,23 @@ CALC_BASE = {
 }
 CALC_FIX = {"calc/ops.py": CALC_BASE["calc/ops.py"].replace("a // b", "a / b")}
 CALC_TESTS = {
-    "tests/test_ops.py": CALC_BASE["tests/test_ops.py"].replace("from calc.ops import add, sub", "from calc.ops import add, divide, sub")
+    "tests/test_ops.py": CALC_BASE["tests/test_ops.py"].replace(
+        "from calc.ops import add, sub", "from calc.ops import add, divide, sub"
+    )
     + "\n\ndef test_divide():\n    assert divide(7, 2) == 3.5\n\n\ndef test_divide_exact():\n    assert divide(6, 3) == 2\n",
 }
 CALC_F2P = ["tests/test_ops.py::test_divide"]
 CALC_P2P = ["tests/test_ops.py::test_add", "tests/test_ops.py::test_divide_exact", "tests/test_ops.py::test_sub"]
 
 
-def calc_instance(root: Path, *, instance_id: str = "acme__calc-1", repo: str = "acme/calc",
-                  base_files: dict[str, str] | None = None, **extra) -> TinyInstance:
+def calc_instance(
+    root: Path,
+    *,
+    instance_id: str = "acme__calc-1",
+    repo: str = "acme/calc",
+    base_files: dict[str, str] | None = None,
+    **extra,
+) -> TinyInstance:
     """The calc instance: `divide` floors (bug), test patch adds test_divide (F2P); add/sub/divide_exact are P2P."""
     base_files = dict(base_files or CALC_BASE)
     repos_dir = root / "repos"
@@ -115,9 +133,14 @@ def calc_instance(root: Path, *, instance_id: str = "acme__calc-1", repo: str = 
     base_commit = init_repo(repo_dir, base_files)
     commit(repo_dir, {**CALC_FIX, **CALC_TESTS}, "the future: fix divide")  # must stay invisible to the run
     fields = dict(
-        instance_id=instance_id, repo=repo, base_commit=base_commit, problem_statement="divide() floors: 7/2 gives 3",
-        patch=diff_against(base_files, CALC_FIX), test_patch=diff_against(base_files, CALC_TESTS),
-        FAIL_TO_PASS=CALC_F2P, PASS_TO_PASS=CALC_P2P,
+        instance_id=instance_id,
+        repo=repo,
+        base_commit=base_commit,
+        problem_statement="divide() floors: 7/2 gives 3",
+        patch=diff_against(base_files, CALC_FIX),
+        test_patch=diff_against(base_files, CALC_TESTS),
+        FAIL_TO_PASS=CALC_F2P,
+        PASS_TO_PASS=CALC_P2P,
     )
     fields.update(extra)
     return TinyInstance(Instance(**fields), repos_dir, fields["patch"], base_files, repo_dir)

@@ -56,9 +56,13 @@ def make_config(home: Path, **sections) -> Config:
     """A config whose home is `home`, with the stack on free loopback ports (tests never touch the defaults).
 
     It is written to `home/postgame.yaml` as well, for code that reloads the config by path (flows, the CLI)."""
-    stack = {"prefect_port": free_port(), "mlflow_port": free_port(), "s3_port": free_port(),
-             "weed_port_base": free_port_block(),
-             **sections.pop("stack", {})}
+    stack = {
+        "prefect_port": free_port(),
+        "mlflow_port": free_port(),
+        "s3_port": free_port(),
+        "weed_port_base": free_port_block(),
+        **sections.pop("stack", {}),
+    }
     data: dict = {"home": str(home), "stack": stack, **sections}
     path = home / "postgame.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -99,12 +103,19 @@ def cli_env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-def postgame_cli(config: Config | Path, *args: str, check: bool = True, env: dict[str, str] | None = None,
-                 timeout: float = 900) -> subprocess.CompletedProcess:
+def postgame_cli(
+    config: Config | Path, *args: str, check: bool = True, env: dict[str, str] | None = None, timeout: float = 900
+) -> subprocess.CompletedProcess:
     """`postgame --config CONFIG ARGS` in its own process; with `check`, a non-zero exit fails with both streams."""
     path = config.home / "postgame.yaml" if isinstance(config, Config) else config
-    proc = subprocess.run([sys.executable, "-m", "postgame", "--config", str(path), *args], capture_output=True,
-                          text=True, env=cli_env() if env is None else env, timeout=timeout, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "postgame", "--config", str(path), *args],
+        capture_output=True,
+        text=True,
+        env=cli_env() if env is None else env,
+        timeout=timeout,
+        cwd=ROOT,
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"postgame {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -148,5 +159,5 @@ def rest_json(req: urllib.request.Request | str) -> Any:
         except urllib.error.HTTPError as exc:
             if exc.code != 503 or attempt == 5:
                 raise
-            time.sleep(0.5 * 2 ** attempt)
+            time.sleep(0.5 * 2**attempt)
     raise AssertionError("unreachable")

@@ -67,49 +67,91 @@ class AgentReport:
 
     def summary(self) -> str:
         mix = ", ".join(f"{k} {v}" for k, v in self.outcomes.items() if v)
-        return (f"{self.episodes} episodes: {self.resolved} resolved; outcomes: {mix}; "
-                f"{self.mean_turns:.1f} turns and {self.mean_tokens:.0f} tokens per episode")
+        return (
+            f"{self.episodes} episodes: {self.resolved} resolved; outcomes: {mix}; "
+            f"{self.mean_turns:.1f} turns and {self.mean_tokens:.0f} tokens per episode"
+        )
 
 
 def summarise(records: list[dict[str, Any]]) -> AgentReport:
     outcomes = Counter(r["outcome"] for r in records)
     return AgentReport(
-        episodes=len(records), resolved=sum(bool(r["resolved"]) for r in records),
+        episodes=len(records),
+        resolved=sum(bool(r["resolved"]) for r in records),
         outcomes={o: outcomes.get(o, 0) for o in OUTCOMES},
         mean_turns=statistics.fmean([r["turns"] for r in records]) if records else 0.0,
-        mean_tokens=statistics.fmean([r["prompt_tokens"] + r["completion_tokens"] for r in records]) if records else 0.0,
+        mean_tokens=statistics.fmean([r["prompt_tokens"] + r["completion_tokens"] for r in records])
+        if records
+        else 0.0,
         p2p_breaking=sum(r["p2p_broken"] > 0 for r in records),
-        instances={r["instance_id"]: {"outcome": r["outcome"], "reward": r["reward"], "resolved": r["resolved"],
-                                      "turns": r["turns"], "p2p_broken": r["p2p_broken"],
-                                      "harness_report": r["harness_report"]} for r in records},
+        instances={
+            r["instance_id"]: {
+                "outcome": r["outcome"],
+                "reward": r["reward"],
+                "resolved": r["resolved"],
+                "turns": r["turns"],
+                "p2p_broken": r["p2p_broken"],
+                "harness_report": r["harness_report"],
+            }
+            for r in records
+        },
     )
 
 
-def run_episodes(instances: list[Instance], policy_factory: Callable[[Instance], AgentPolicy], *,
-                 agent: AgentSettings, harness: HarnessSettings, repos_dir: str | Path | None, out_dir: str | Path,
-                 runner: RunnerSettings, contexts: dict[str, str] | None = None,
-                 mapper: Mapper | None = None) -> AgentReport:
+def run_episodes(
+    instances: list[Instance],
+    policy_factory: Callable[[Instance], AgentPolicy],
+    *,
+    agent: AgentSettings,
+    harness: HarnessSettings,
+    repos_dir: str | Path | None,
+    out_dir: str | Path,
+    runner: RunnerSettings,
+    contexts: dict[str, str] | None = None,
+    mapper: Mapper | None = None,
+) -> AgentReport:
     """Play one episode per instance through `runner` (or `mapper`, e.g. the Prefect mapper a flow opened); write
     the trajectories and the report. `contexts` gives an instance's task text (by id), e.g. the scaffold's oracle
     prompt."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    records = play_episodes(instances, policy_factory, agent=agent, harness=harness, repos_dir=repos_dir,
-                            runner=runner, contexts=contexts, mapper=mapper, trajectories=out / "trajectories.jsonl")
+    records = play_episodes(
+        instances,
+        policy_factory,
+        agent=agent,
+        harness=harness,
+        repos_dir=repos_dir,
+        runner=runner,
+        contexts=contexts,
+        mapper=mapper,
+        trajectories=out / "trajectories.jsonl",
+    )
     report = summarise(records)
     (out / "report.json").write_text(json.dumps(report.to_dict(), indent=2))
     return report
 
 
-def play_episodes(instances: list[Instance], policy_factory: Callable[[Instance], AgentPolicy], *,
-                  agent: AgentSettings, harness: HarnessSettings, repos_dir: str | Path | None,
-                  runner: RunnerSettings, contexts: dict[str, str] | None = None, mapper: Mapper | None = None,
-                  trajectories: Path | None = None) -> list[dict[str, Any]]:
+def play_episodes(
+    instances: list[Instance],
+    policy_factory: Callable[[Instance], AgentPolicy],
+    *,
+    agent: AgentSettings,
+    harness: HarnessSettings,
+    repos_dir: str | Path | None,
+    runner: RunnerSettings,
+    contexts: dict[str, str] | None = None,
+    mapper: Mapper | None = None,
+    trajectories: Path | None = None,
+) -> list[dict[str, Any]]:
     """The trajectory records (each with its `harness_report`) of one episode per instance, in instance order;
     appended to `trajectories` (JSON Lines) as they finish, when given."""
     contexts = contexts or {}
-    jobs = [EpisodeJob(i, policy_factory, agent, harness, str(repos_dir) if repos_dir else None,
-                       contexts.get(i.instance_id)) for i in instances]
+    jobs = [
+        EpisodeJob(
+            i, policy_factory, agent, harness, str(repos_dir) if repos_dir else None, contexts.get(i.instance_id)
+        )
+        for i in instances
+    ]
     records = []
     with _mapper(runner, mapper) as fan_out:
         fh = open(trajectories, "w") if trajectories is not None else None

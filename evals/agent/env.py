@@ -106,9 +106,17 @@ class AgentEnvironment:
 
     tool_names: tuple[str, ...] = ()
 
-    def __init__(self, settings: AgentSettings, harness: HarnessSettings, *, repos_dir: str | Path | None = None,
-                 instances: Mapping[str, Instance] | None = None, cache: GradeCache | None = None,
-                 envs: EnvCache | None = None, model_name_or_path: str = ""):
+    def __init__(
+        self,
+        settings: AgentSettings,
+        harness: HarnessSettings,
+        *,
+        repos_dir: str | Path | None = None,
+        instances: Mapping[str, Instance] | None = None,
+        cache: GradeCache | None = None,
+        envs: EnvCache | None = None,
+        model_name_or_path: str = "",
+    ):
         global _reaped
         self.settings, self.harness = settings, harness
         self.repos_dir = Path(repos_dir) if repos_dir else None
@@ -122,8 +130,9 @@ class AgentEnvironment:
             reap(harness)
 
     # -- episode life -----------------------------------------------------------------------------------------------
-    def reset(self, instance: Instance | Mapping[str, Any] | str | None = None, *, context: str | None = None,
-              **columns: Any) -> str:
+    def reset(
+        self, instance: Instance | Mapping[str, Any] | str | None = None, *, context: str | None = None, **columns: Any
+    ) -> str:
         """Start an episode on `instance` (an Instance, a record, or an id among `instances`; TRL passes the dataset
         row's columns, of which `instance_id` names it). `context` replaces the task text of the first observation
         (e.g. the scaffold's oracle prompt: the issue and the code it concerns). Returns the first observation."""
@@ -152,9 +161,11 @@ class AgentEnvironment:
     def _first_observation(self, inst: Instance, ws: Workspace, context: str | None) -> str:
         names = ", ".join(self.tool_names)
         tests = ", ".join(ws.visible) or "none"
-        task = context.strip() if context else f"Task {inst.instance_id} in {inst.repo}:\n{inst.problem_statement.strip()}"
+        task = (
+            context.strip() if context else f"Task {inst.instance_id} in {inst.repo}:\n{inst.problem_statement.strip()}"
+        )
         tail = f"Visible tests: {tests}. Tools: {names}. Call one tool per turn; call submit() when the fix is done."
-        return task[:max(0, self.settings.max_observation_chars - len(tail) - 2)] + "\n\n" + tail
+        return task[: max(0, self.settings.max_observation_chars - len(tail) - 2)] + "\n\n" + tail
 
     @property
     def done(self) -> bool:
@@ -244,15 +255,33 @@ class AgentEnvironment:
         grade: GradeResult | None = None
         reward: float | None = None if outcome == "infra_error" else 0.0
         if outcome == "submitted" or (outcome != "infra_error" and self.settings.grade_unsubmitted):
-            grade = evaluate(inst, patch, repos_dir=self.repos_dir, settings=self.harness, cache=self.cache,
-                             model_name_or_path=self.model_name_or_path, envs=self.envs)
+            grade = evaluate(
+                inst,
+                patch,
+                repos_dir=self.repos_dir,
+                settings=self.harness,
+                cache=self.cache,
+                model_name_or_path=self.model_name_or_path,
+                envs=self.envs,
+            )
             reward = grade.reward
             if grade.status == "error":
                 outcome, reason = "infra_error", f"grading failed: {grade.error}"
         ws = self._ws
         self._result = EpisodeResult(
-            inst.instance_id, outcome, reward, self._steps, self._invalid, round(time.monotonic() - self._start, 3),
-            patch, reason, grade, list(self._events), list(ws.visible) if ws else [], list(ws.hidden) if ws else [])
+            inst.instance_id,
+            outcome,
+            reward,
+            self._steps,
+            self._invalid,
+            round(time.monotonic() - self._start, 3),
+            patch,
+            reason,
+            grade,
+            list(self._events),
+            list(ws.visible) if ws else [],
+            list(ws.hidden) if ws else [],
+        )
         self.close()
 
     def _step_settings(self) -> HarnessSettings:
@@ -302,8 +331,9 @@ class AgentEnvironment:
         raise _EpisodeEnds("submitted", f"Submitted ({files} file(s) changed). The episode is over.")
 
 
-def tests_observation(statuses: Mapping[str, str], log: str, seconds: float, *, max_ids: int = 10,
-                      max_error_lines: int = 12) -> str:
+def tests_observation(
+    statuses: Mapping[str, str], log: str, seconds: float, *, max_ids: int = 10, max_error_lines: int = 12
+) -> str:
     """A test run as the agent sees it: counts, the failing ids, the first error lines."""
     counts: dict[str, int] = {}
     for status in statuses.values():
@@ -429,8 +459,11 @@ TOOLS = {f.__name__: f for f in (list_files, view, search, edit, run_tests, bash
 def environment_class(tools: tuple[str, ...]) -> type[AgentEnvironment]:
     """The environment class whose public methods are exactly `tools` (one class per tool set: TRL reads the
     tools off the class)."""
-    return type("CodingEnvironment", (AgentEnvironment,), {"tool_names": tools, **{t: TOOLS[t] for t in tools},
-                                                           "__module__": __name__})
+    return type(
+        "CodingEnvironment",
+        (AgentEnvironment,),
+        {"tool_names": tools, **{t: TOOLS[t] for t in tools}, "__module__": __name__},
+    )
 
 
 def make_environment(settings: AgentSettings, harness: HarnessSettings, **kwargs: Any) -> AgentEnvironment:

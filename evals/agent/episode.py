@@ -20,8 +20,10 @@ from typing import Any, Protocol
 from evals.agent.env import AgentEnvironment, EpisodeResult
 from evals.harness.instance import Instance
 
-SYSTEM_PROMPT = ("You are a coding agent working in a Python repository. Find the bug the task describes, fix it "
-                 "with the tools, run the visible tests, and submit when they pass. Call one tool per turn.")
+SYSTEM_PROMPT = (
+    "You are a coding agent working in a Python repository. Find the bug the task describes, fix it "
+    "with the tools, run the visible tests, and submit when they pass. Call one tool per turn."
+)
 
 
 @dataclass(frozen=True)
@@ -54,11 +56,24 @@ class Trajectory:
     def to_record(self) -> dict[str, Any]:
         r = self.result
         return {
-            "instance_id": self.instance_id, "policy": self.policy, "outcome": r.outcome, "reward": r.reward,
-            "resolved": r.resolved, "p2p_broken": r.p2p_broken, "steps": r.steps, "invalid_calls": r.invalid_calls,
-            "turns": self.turns, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "seconds": r.seconds, "reason": r.reason, "patch": r.patch, "tools": self.tools,
-            "visible_tests": r.visible_tests, "hidden_tests": r.hidden_tests, "messages": self.messages,
+            "instance_id": self.instance_id,
+            "policy": self.policy,
+            "outcome": r.outcome,
+            "reward": r.reward,
+            "resolved": r.resolved,
+            "p2p_broken": r.p2p_broken,
+            "steps": r.steps,
+            "invalid_calls": r.invalid_calls,
+            "turns": self.turns,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "seconds": r.seconds,
+            "reason": r.reason,
+            "patch": r.patch,
+            "tools": self.tools,
+            "visible_tests": r.visible_tests,
+            "hidden_tests": r.hidden_tests,
+            "messages": self.messages,
         }
 
 
@@ -73,12 +88,22 @@ def tool_schemas(env: AgentEnvironment) -> list[dict[str, Any]]:
 def call_message(call_id: str, name: str, arguments: Any, content: str | None = None) -> dict:
     """An assistant message with one tool call; `arguments` a JSON-able value, or a string sent as it is."""
     args = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    return {"role": "assistant", "content": content,
-            "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}]}
+    return {
+        "role": "assistant",
+        "content": content,
+        "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}],
+    }
 
 
-def run_episode(env: AgentEnvironment, instance: Instance, policy: AgentPolicy, *, context: str | None = None,
-                system_prompt: str = SYSTEM_PROMPT, max_turns: int | None = None) -> Trajectory:
+def run_episode(
+    env: AgentEnvironment,
+    instance: Instance,
+    policy: AgentPolicy,
+    *,
+    context: str | None = None,
+    system_prompt: str = SYSTEM_PROMPT,
+    max_turns: int | None = None,
+) -> Trajectory:
     """Play one episode: reset (with `context` as the task text, when given), then the policy's turns until the
     environment says it is over."""
     tools = tool_schemas(env)
@@ -102,12 +127,21 @@ def run_episode(env: AgentEnvironment, instance: Instance, policy: AgentPolicy, 
         for call in calls:
             fn = call.get("function", {})
             obs = _dispatch(env, fn.get("name", ""), fn.get("arguments", ""))
-            messages.append({"role": "tool", "tool_call_id": call.get("id", ""), "name": fn.get("name", ""),
-                             "content": obs})
+            messages.append(
+                {"role": "tool", "tool_call_id": call.get("id", ""), "name": fn.get("name", ""), "content": obs}
+            )
     if not env.done:
         env.get_reward()  # ends it: the policy stopped before the environment did
-    return Trajectory(instance.instance_id, messages, env.result(), turns, prompt_tokens, completion_tokens,
-                      getattr(policy, "name", ""), list(env.tool_names))
+    return Trajectory(
+        instance.instance_id,
+        messages,
+        env.result(),
+        turns,
+        prompt_tokens,
+        completion_tokens,
+        getattr(policy, "name", ""),
+        list(env.tool_names),
+    )
 
 
 def _dispatch(env: AgentEnvironment, name: str, arguments: Any) -> str:

@@ -111,7 +111,7 @@ class Workspace:
         lines = text.splitlines()
         start = max(1, int(start))
         end = int(end) if end and int(end) >= start else start + default_lines - 1
-        shown = lines[start - 1:end]
+        shown = lines[start - 1 : end]
         if not shown:
             return f"{path} has {len(lines)} lines; nothing at {start}-{end}"
         width = len(str(start + len(shown) - 1))
@@ -161,7 +161,10 @@ class Workspace:
             raise ToolInputError(f"no file {rel!r} (an empty search text creates one)")
         new = replace_once(old or "", search, replace)
         if new is None:
-            return False, f"edit failed: the search text was not found in {rel} (nothing changed; view the file to copy it exactly)"
+            return (
+                False,
+                f"edit failed: the search text was not found in {rel} (nothing changed; view the file to copy it exactly)",
+            )
         if new == old:
             return False, f"edit changed nothing in {rel}"
         safe_write(self.copy, rel, new.encode("utf-8"))
@@ -205,15 +208,33 @@ class Workspace:
         out_path = scratch / "output.txt"
         fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         limits = sandbox.rlimits(settings, with_nproc=True)
-        argv = [sys.executable, "-I", "-B", f"{SANDBOX_TOOLS}/pg_exec.py", "--limits", json.dumps(limits), "--",
-                "/bin/sh", "-c", command]
+        argv = [
+            sys.executable,
+            "-I",
+            "-B",
+            f"{SANDBOX_TOOLS}/pg_exec.py",
+            "--limits",
+            json.dumps(limits),
+            "--",
+            "/bin/sh",
+            "-c",
+            command,
+        ]
         binds: tuple[sandbox.Bind, ...] = ((str(self.env_dir), SANDBOX_ENV, False),) if self.env_dir else ()
         if self.env_dir is not None:
             argv[0] = f"{SANDBOX_ENV}/bin/python"
         try:
-            result = sandbox.run(argv, mode=self.mode, copy_dir=self.copy, home_dir=scratch, stdout_fd=fd,
-                                 pass_fds=(), settings=settings, binds=binds,
-                                 bin_dir=f"{SANDBOX_ENV}/bin" if self.env_dir else None)
+            result = sandbox.run(
+                argv,
+                mode=self.mode,
+                copy_dir=self.copy,
+                home_dir=scratch,
+                stdout_fd=fd,
+                pass_fds=(),
+                settings=settings,
+                binds=binds,
+                bin_dir=f"{SANDBOX_ENV}/bin" if self.env_dir else None,
+            )
         finally:
             os.close(fd)
         try:
@@ -246,8 +267,21 @@ class Workspace:
 
 
 # pytest options that take the next word as their value.
-_VALUED = {"-o", "--override-ini", "-k", "-m", "-p", "-c", "--rootdir", "--confcutdir", "--import-mode", "-W",
-           "--deselect", "--ignore", "--basetemp"}
+_VALUED = {
+    "-o",
+    "--override-ini",
+    "-k",
+    "-m",
+    "-p",
+    "-c",
+    "--rootdir",
+    "--confcutdir",
+    "--import-mode",
+    "-W",
+    "--deselect",
+    "--ignore",
+    "--basetemp",
+}
 
 
 def test_options(instance: Instance, copy: Path) -> list[str]:
@@ -307,8 +341,9 @@ def _start_time(pid: int) -> str | None:
         return None
 
 
-def open_workspace(instance: Instance, *, repos_dir: Path | None, settings: HarnessSettings,
-                   envs: EnvCache | None = None) -> Workspace:
+def open_workspace(
+    instance: Instance, *, repos_dir: Path | None, settings: HarnessSettings, envs: EnvCache | None = None
+) -> Workspace:
     """Make the episode's copy: the base, the test patch applied, every FAIL_TO_PASS test cut out of it.
     Raises WorkspaceError for what is not the agent's doing (it ends the episode `infra_error`)."""
     from evals.harness.environment import EnvironmentMissing
@@ -325,8 +360,10 @@ def open_workspace(instance: Instance, *, repos_dir: Path | None, settings: Harn
         notes = [note]
         if instance.env_spec is not None:
             if mode != "bwrap":
-                raise WorkspaceError(f"instance {instance.instance_id!r} has an env_spec: per-repository "
-                                     f"environments need the bwrap sandbox, and this episode is in {mode} mode")
+                raise WorkspaceError(
+                    f"instance {instance.instance_id!r} has an env_spec: per-repository "
+                    f"environments need the bwrap sandbox, and this episode is in {mode} mode"
+                )
             env_dir = ensure_env(instance, base, settings, envs or default_cache(settings), notes)
         copy = fresh_copy(base, root / "testbed")
         test_paths = patch_paths(instance.test_patch) if instance.test_patch.strip() else []
@@ -347,8 +384,9 @@ def open_workspace(instance: Instance, *, repos_dir: Path | None, settings: Harn
             else:
                 safe_write(copy, vf.path, vf.text.encode("utf-8"))
                 hidden += [f"{vf.path}::{name}" for name in vf.removed]
-        visible = [p for p in test_paths if p.endswith(".py") and os.path.basename(p) != "conftest.py"
-                   and (copy / p).is_file()]
+        visible = [
+            p for p in test_paths if p.endswith(".py") and os.path.basename(p) != "conftest.py" and (copy / p).is_file()
+        ]
         return Workspace(instance, root, copy, base, mode, test_paths, visible, hidden, env_dir, notes=notes)
     except (EnvironmentMissing, EnvBuildError, OSError) as exc:
         shutil.rmtree(root, ignore_errors=True)
@@ -413,4 +451,3 @@ def reap(settings: HarnessSettings) -> list[str]:
             shutil.rmtree(root, ignore_errors=True)
             removed.append(str(root))
     return removed
-

@@ -55,7 +55,7 @@ class ProjectReport:
     repo: str
     split: str
     tests: int = 0
-    candidates: int = 0        # mutants on covered lines, in seeded order, capped at candidates_per_project
+    candidates: int = 0  # mutants on covered lines, in seeded order, capped at candidates_per_project
     tried: int = 0
     kept: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
@@ -84,14 +84,16 @@ class BuildResult:
         return f"tasks {self.build_id}: {self.instances} instances ({splits}) from {len(self.projects)} projects, {how}"
 
 
-def build_tasks(cfg: Config, *, force: bool = False, seed: int | None = None,
-                progress: Callable[[str], None] | None = None) -> BuildResult:
+def build_tasks(
+    cfg: Config, *, force: bool = False, seed: int | None = None, progress: Callable[[str], None] | None = None
+) -> BuildResult:
     """`build` with the config's settings, store and cache (`<home>/cache/factory`)."""
     from postgame.runtime import store
 
     settings = cfg.factory if seed is None else cfg.factory.model_copy(update={"seed": seed})
-    return build(settings, cfg.eval, store(cfg), cache_dir=cfg.home / "cache" / "factory", force=force,
-                 progress=progress)
+    return build(
+        settings, cfg.eval, store(cfg), cache_dir=cfg.home / "cache" / "factory", force=force, progress=progress
+    )
 
 
 def ensure_built(cfg: Config) -> BuildResult:
@@ -109,10 +111,12 @@ def factory_digest() -> str:
 
 def build_id_for(settings: FactorySettings, seeds: list[SeedProject], harness: HarnessSettings) -> str:
     shaping = settings.model_dump(mode="json", exclude={"workers", "simulate", "seeds_dir"})
-    grading = harness.model_dump(mode="json", exclude={"workers", "cache_dir", "work_dir", "keep_workdir",
-                                                        "max_log_kb", "reruns", "timeout_s"})
-    payload = json.dumps([shaping, grading, factory_digest(), harness_digest(), {s.name: s.digest for s in seeds}],
-                         sort_keys=True)
+    grading = harness.model_dump(
+        mode="json", exclude={"workers", "cache_dir", "work_dir", "keep_workdir", "max_log_kb", "reruns", "timeout_s"}
+    )
+    payload = json.dumps(
+        [shaping, grading, factory_digest(), harness_digest(), {s.name: s.digest for s in seeds}], sort_keys=True
+    )
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
@@ -145,8 +149,15 @@ def _instance_id(seed: SeedProject, mut: Mutation) -> str:
     return f"{seed.repo_dirname}-{mut.key}"
 
 
-def build(settings: FactorySettings, harness: HarnessSettings, store: ObjectStore, *, cache_dir: Path,
-          force: bool = False, progress: Callable[[str], None] | None = None) -> BuildResult:
+def build(
+    settings: FactorySettings,
+    harness: HarnessSettings,
+    store: ObjectStore,
+    *,
+    cache_dir: Path,
+    force: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> BuildResult:
     """Build (or find) the catalog for `settings.seed`. See the module docstring."""
     say = progress or (lambda msg: None)
     start = time.monotonic()
@@ -160,10 +171,17 @@ def build(settings: FactorySettings, harness: HarnessSettings, store: ObjectStor
         manifest = json.loads(store.get(f"{prefix}/manifest.json"))
         _set_current(store, settings, build_id)
         say(f"build {build_id} is already in the store")
-        return BuildResult(build_id, settings.seed, manifest["instances"], manifest["per_split"],
-                           {k: _report(v) for k, v in manifest["projects"].items()},
-                           time.monotonic() - start, reused=True, manifest_uri=store.url(f"{prefix}/manifest.json"),
-                           instances_sha256=manifest["instances_sha256"])
+        return BuildResult(
+            build_id,
+            settings.seed,
+            manifest["instances"],
+            manifest["per_split"],
+            {k: _report(v) for k, v in manifest["projects"].items()},
+            time.monotonic() - start,
+            reused=True,
+            manifest_uri=store.url(f"{prefix}/manifest.json"),
+            instances_sha256=manifest["instances_sha256"],
+        )
 
     splits = assign_splits([s.name for s in seeds], settings)
     reports = {s.name: ProjectReport(s.name, s.repo, splits[s.name]) for s in seeds}
@@ -174,10 +192,12 @@ def build(settings: FactorySettings, harness: HarnessSettings, store: ObjectStor
         seeds_dir = scratch / "seeds"
         for seed in seeds:
             write_seed(seed, seeds_dir / seed.name)
-        hs = harness.model_copy(update={"timeout_s": settings.timeout_s, "reruns": 0, "workers": 1,
-                                        "cache_dir": scratch / "harness"}).model_dump(mode="json")
-        base_job = dict(harness=hs, runs=settings.validation_runs, scratch=str(scratch),
-                        cache_dir=str(cache_dir / "validations"))
+        hs = harness.model_copy(
+            update={"timeout_s": settings.timeout_s, "reruns": 0, "workers": 1, "cache_dir": scratch / "harness"}
+        ).model_dump(mode="json")
+        base_job = dict(
+            harness=hs, runs=settings.validation_runs, scratch=str(scratch), cache_dir=str(cache_dir / "validations")
+        )
         with ProcessPoolExecutor(max_workers=workers) as pool:
             say(f"baseline of {len(seeds)} projects on {workers} workers")
             baselines: dict[str, Baseline] = {}
@@ -187,8 +207,10 @@ def build(settings: FactorySettings, harness: HarnessSettings, store: ObjectStor
                 reports[b.project].tests = len(b.passing)
                 reports[b.project].error = b.error or (None if b.passing else "no test passes on the clean project")
             live = [s for s in seeds if not reports[s.name].error]
-            say(f"baseline done: {sum(r.tests for r in reports.values())} clean tests in {len(live)} projects"
-                + "".join(f"; {r.name}: {r.error}" for r in reports.values() if r.error))
+            say(
+                f"baseline done: {sum(r.tests for r in reports.values())} clean tests in {len(live)} projects"
+                + "".join(f"; {r.name}: {r.error}" for r in reports.values() if r.error)
+            )
             orders = {s.name: candidate_order(s, baselines[s.name].covered, settings) for s in live}
             for s in live:
                 reports[s.name].candidates = len(orders[s.name])
@@ -206,30 +228,56 @@ def build(settings: FactorySettings, harness: HarnessSettings, store: ObjectStor
         instances = _assemble(live, kept, splits, settings, build_id, store, scratch, reports)
         per_split = {split: sum(1 for i in instances if i["split"] == split) for split in INSTANCE_SPLITS}
         if not instances:
-            raise RuntimeError("the build produced no instances: " + "; ".join(
-                f"{r.name}: {r.error or r.dropped}" for r in reports.values()))
+            raise RuntimeError(
+                "the build produced no instances: "
+                + "; ".join(f"{r.name}: {r.error or r.dropped}" for r in reports.values())
+            )
         body = "".join(json.dumps(i, sort_keys=True) + "\n" for i in instances)
         store.put(f"{prefix}/instances.jsonl", body.encode())
         manifest = {
-            "schema": SCHEMA, "build_id": build_id, "seed": settings.seed, "instances": len(instances),
-            "per_split": per_split, "splits": splits, "projects": {k: asdict(v) for k, v in reports.items()},
-            "indomain": {p: sorted(i["instance_id"] for i in instances if i["split"] == INDOMAIN
-                                   and i["seed_project"] == p) for p in sorted(reports) if splits[p] == "train"},
+            "schema": SCHEMA,
+            "build_id": build_id,
+            "seed": settings.seed,
+            "instances": len(instances),
+            "per_split": per_split,
+            "splits": splits,
+            "projects": {k: asdict(v) for k, v in reports.items()},
+            "indomain": {
+                p: sorted(i["instance_id"] for i in instances if i["split"] == INDOMAIN and i["seed_project"] == p)
+                for p in sorted(reports)
+                if splits[p] == "train"
+            },
             "settings": settings.model_dump(mode="json", exclude={"simulate"}),
-            "factory_digest": factory_digest(), "harness_digest": harness_digest(),
+            "factory_digest": factory_digest(),
+            "harness_digest": harness_digest(),
             "instances_sha256": hashlib.sha256(body.encode()).hexdigest(),
         }
         store.put(f"{prefix}/manifest.json", json.dumps(manifest, indent=2, sort_keys=True).encode())
         _set_current(store, settings, build_id)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return BuildResult(build_id, settings.seed, len(instances), per_split, reports, time.monotonic() - start,
-                       manifest_uri=store.url(f"{prefix}/manifest.json"), instances_sha256=manifest["instances_sha256"])
+    return BuildResult(
+        build_id,
+        settings.seed,
+        len(instances),
+        per_split,
+        reports,
+        time.monotonic() - start,
+        manifest_uri=store.url(f"{prefix}/manifest.json"),
+        instances_sha256=manifest["instances_sha256"],
+    )
 
 
-def _validate_in_waves(pool: ProcessPoolExecutor, seeds: list[SeedProject], orders: dict[str, list[Mutation]],
-                       baselines: dict[str, Baseline], seeds_dir: Path, base_job: dict, settings: FactorySettings,
-                       say: Callable[[str], None]) -> dict[str, list[Verdict]]:
+def _validate_in_waves(
+    pool: ProcessPoolExecutor,
+    seeds: list[SeedProject],
+    orders: dict[str, list[Mutation]],
+    baselines: dict[str, Baseline],
+    seeds_dir: Path,
+    base_job: dict,
+    settings: FactorySettings,
+    say: Callable[[str], None],
+) -> dict[str, list[Verdict]]:
     """Validate each project's candidates in order, a wave at a time, until it has enough kept or none left.
     Results are kept in candidate order, so the first N kept do not depend on how the waves were cut."""
     done: dict[str, list[Verdict]] = {s.name: [] for s in seeds}
@@ -243,9 +291,16 @@ def _validate_in_waves(pool: ProcessPoolExecutor, seeds: list[SeedProject], orde
                 continue
             rate = (have + 0.9) / (tried + 1)  # kept share so far, starting from a prior of 0.9
             size = max(2, math.ceil((target - have) / max(rate, 0.2)))
-            for mut in orders[s.name][tried: tried + size]:
-                wave.append(Job(seed_dir=str(seeds_dir / s.name), project=s.name, mutation=mut,
-                                passing=tuple(baselines[s.name].passing), **base_job))
+            for mut in orders[s.name][tried : tried + size]:
+                wave.append(
+                    Job(
+                        seed_dir=str(seeds_dir / s.name),
+                        project=s.name,
+                        mutation=mut,
+                        passing=tuple(baselines[s.name].passing),
+                        **base_job,
+                    )
+                )
         if not wave:
             return done
         futures = [pool.submit(validate_candidate, job) for job in wave]
@@ -256,15 +311,23 @@ def _validate_in_waves(pool: ProcessPoolExecutor, seeds: list[SeedProject], orde
             if n % 25 == 0 or n == len(futures):
                 tried = sum(map(len, done.values())) + n
                 kept = sum(v.status == KEPT for vs in done.values() for v in vs) + sum(
-                    v.status == KEPT for v in results.values())
+                    v.status == KEPT for v in results.values()
+                )
                 say(f"validated {tried} candidates, {kept} kept")
         for i, job in enumerate(wave):  # in candidate order, whatever order they finished in
             done[job.project].append(results[i])
 
 
-def _assemble(seeds: list[SeedProject], kept: dict[str, list[Verdict]], splits: dict[str, str],
-              settings: FactorySettings, build_id: str, store: ObjectStore, scratch: Path,
-              reports: dict[str, ProjectReport]) -> list[dict]:
+def _assemble(
+    seeds: list[SeedProject],
+    kept: dict[str, list[Verdict]],
+    splits: dict[str, str],
+    settings: FactorySettings,
+    build_id: str,
+    store: ObjectStore,
+    scratch: Path,
+    reports: dict[str, ProjectReport],
+) -> list[dict]:
     instances: list[dict] = []
     repos = scratch / "repos"
     for seed in seeds:
@@ -279,18 +342,38 @@ def _assemble(seeds: list[SeedProject], kept: dict[str, list[Verdict]], splits: 
             key = f"{settings.envs_prefix}/{v.env_sha256}.tar.gz"
             if not store.exists(key):
                 store.put(key, (scratch / "envs" / f"{v.env_sha256}.tar.gz").read_bytes())
-            statement = statement_for(v.fail_to_pass, v.failures_log, seed.test_sources, package=seed.package,
-                                      seed=f"{settings.seed}:{inst_id}")
-            records.append({
-                "instance_id": inst_id, "repo": seed.repo, "base_commit": "", "problem_statement": statement,
-                "hints_text": "", "patch": diff_file(mut.path, buggy, original), "test_patch": seed.test_patch,
-                "FAIL_TO_PASS": v.fail_to_pass, "PASS_TO_PASS": v.pass_to_pass, "version": "1",
-                "environment": store.url(key), "environment_sha256": v.env_sha256,
-                "environment_setup_commit": "", "split": splits[seed.name], "seed_project": seed.name,
-                "mutation": mut.describe(), "prompt_files": [mut.path], "build_id": build_id,
-            })
-        clean, shas = build_git_repo(repos / seed.repo_dirname, seed.source, trees,
-                                     f"{seed.name}: {seed.description}\n")
+            statement = statement_for(
+                v.fail_to_pass,
+                v.failures_log,
+                seed.test_sources,
+                package=seed.package,
+                seed=f"{settings.seed}:{inst_id}",
+            )
+            records.append(
+                {
+                    "instance_id": inst_id,
+                    "repo": seed.repo,
+                    "base_commit": "",
+                    "problem_statement": statement,
+                    "hints_text": "",
+                    "patch": diff_file(mut.path, buggy, original),
+                    "test_patch": seed.test_patch,
+                    "FAIL_TO_PASS": v.fail_to_pass,
+                    "PASS_TO_PASS": v.pass_to_pass,
+                    "version": "1",
+                    "environment": store.url(key),
+                    "environment_sha256": v.env_sha256,
+                    "environment_setup_commit": "",
+                    "split": splits[seed.name],
+                    "seed_project": seed.name,
+                    "mutation": mut.describe(),
+                    "prompt_files": [mut.path],
+                    "build_id": build_id,
+                }
+            )
+        clean, shas = build_git_repo(
+            repos / seed.repo_dirname, seed.source, trees, f"{seed.name}: {seed.description}\n"
+        )
         reports[seed.name].clean_commit = clean
         for rec in records:
             rec["base_commit"] = shas[rec["instance_id"]]
@@ -300,8 +383,11 @@ def _assemble(seeds: list[SeedProject], kept: dict[str, list[Verdict]], splits: 
             for rec in records:
                 rec["split"] = INDOMAIN if rec["instance_id"] in held_out else rec["split"]
         bundle = scratch / f"{seed.repo_dirname}.bundle"
-        subprocess.run(["git", "-C", str(repos / seed.repo_dirname), "bundle", "create", "-q", str(bundle), "--all"],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(repos / seed.repo_dirname), "bundle", "create", "-q", str(bundle), "--all"],
+            check=True,
+            capture_output=True,
+        )
         store.put(f"{settings.store_prefix}/builds/{build_id}/repos/{seed.repo_dirname}.bundle", bundle.read_bytes())
         instances += sorted(records, key=lambda r: r["instance_id"])
     return instances

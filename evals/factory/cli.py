@@ -20,9 +20,11 @@ factory_app = typer.Typer(no_args_is_help=True, help="The task factory's catalog
 
 
 @factory_app.command("build")
-def build_cmd(seed: int | None = typer.Option(None, "--seed", help="Override factory.seed."),
-              force: bool = typer.Option(False, "--force", help="Rebuild even when this build is in the store."),
-              as_json: bool = typer.Option(False, "--json", help="One JSON object: build id, counts per split.")) -> None:
+def build_cmd(
+    seed: int | None = typer.Option(None, "--seed", help="Override factory.seed."),
+    force: bool = typer.Option(False, "--force", help="Rebuild even when this build is in the store."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object: build id, counts per split."),
+) -> None:
     """Build the task catalog (seed projects → validated instances) or find it in the store."""
     from evals.factory.build import build_tasks
     from postgame import runtime
@@ -35,33 +37,49 @@ def build_cmd(seed: int | None = typer.Option(None, "--seed", help="Override fac
     typer.echo(result.summary())
     for name, p in sorted(result.projects.items()):
         dropped = ", ".join(f"{k} {v}" for k, v in sorted(p.dropped.items())) or "none"
-        typer.echo(f"  {name:12s} {p.split:8s} {p.kept:3d} kept of {p.tried:3d} tried  (dropped: {dropped})"
-                   + (f"  ERROR: {p.error}" if p.error else ""))
+        typer.echo(
+            f"  {name:12s} {p.split:8s} {p.kept:3d} kept of {p.tried:3d} tried  (dropped: {dropped})"
+            + (f"  ERROR: {p.error}" if p.error else "")
+        )
 
 
 @factory_app.command("ls")
-def ls_cmd(split: str | None = typer.Option(None, "--split", help="train, eval or holdout."),
-           as_json: bool = typer.Option(False, "--json", help="One JSON list.")) -> None:
+def ls_cmd(
+    split: str | None = typer.Option(None, "--split", help="train, eval or holdout."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON list."),
+) -> None:
     """List the instances of the current build."""
     from evals.factory.instances import load_records
     from postgame import runtime
 
-    rows = [{"instance_id": r["instance_id"], "split": r["split"], "project": r["seed_project"],
-             "operator": r["mutation"]["operator"], "fail_to_pass": len(r["FAIL_TO_PASS"]),
-             "pass_to_pass": len(r["PASS_TO_PASS"])} for r in load_records(runtime.current_config(), split)]
+    rows = [
+        {
+            "instance_id": r["instance_id"],
+            "split": r["split"],
+            "project": r["seed_project"],
+            "operator": r["mutation"]["operator"],
+            "fail_to_pass": len(r["FAIL_TO_PASS"]),
+            "pass_to_pass": len(r["PASS_TO_PASS"]),
+        }
+        for r in load_records(runtime.current_config(), split)
+    ]
     if as_json:
         echo_json(rows)
         return
     for r in rows:
-        typer.echo(f"{r['instance_id']:44s} {r['split']:8s} {r['operator']:18s} F2P {r['fail_to_pass']:3d}  "
-                   f"P2P {r['pass_to_pass']:3d}")
+        typer.echo(
+            f"{r['instance_id']:44s} {r['split']:8s} {r['operator']:18s} F2P {r['fail_to_pass']:3d}  "
+            f"P2P {r['pass_to_pass']:3d}"
+        )
     typer.echo(f"{len(rows)} instances")
 
 
 @factory_app.command("show")
-def show_cmd(instance_id: str = typer.Argument(..., help="An instance id, as `tasks ls` prints it."),
-             prompt: bool = typer.Option(False, "--prompt", help="Print the prompt the policy is shown."),
-             as_json: bool = typer.Option(False, "--json", help="The full SWE-bench record.")) -> None:
+def show_cmd(
+    instance_id: str = typer.Argument(..., help="An instance id, as `tasks ls` prints it."),
+    prompt: bool = typer.Option(False, "--prompt", help="Print the prompt the policy is shown."),
+    as_json: bool = typer.Option(False, "--json", help="The full SWE-bench record."),
+) -> None:
     """One instance: problem statement, gold patch, tests (and the hidden mutation)."""
     from evals.factory.instances import load_records, load_split, prompt_for
     from postgame import runtime
@@ -89,17 +107,25 @@ def show_cmd(instance_id: str = typer.Argument(..., help="An instance id, as `ta
 
 
 @factory_app.command("export")
-def export_cmd(split: str = typer.Option(..., "--split", help="train, eval or holdout."),
-               out: Path = typer.Option(..., "--out", help="Folder to write instances.jsonl and repos/ into."),
-               as_json: bool = typer.Option(False, "--json", help="One JSON object.")) -> None:
+def export_cmd(
+    split: str = typer.Option(..., "--split", help="train, eval or holdout."),
+    out: Path = typer.Option(..., "--out", help="Folder to write instances.jsonl and repos/ into."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+) -> None:
     """Write a split for `postgame eval run --instances OUT/instances.jsonl --repos OUT/repos`."""
     from evals.factory.instances import export_split
     from postgame import runtime
 
     result = export_split(runtime.current_config(), split, out)
     if as_json:
-        echo_json({"split": result.split, "instances": result.instances, "instances_path": result.instances_path,
-                    "repos_dir": result.repos_dir})
+        echo_json(
+            {
+                "split": result.split,
+                "instances": result.instances,
+                "instances_path": result.instances_path,
+                "repos_dir": result.repos_dir,
+            }
+        )
         return
     typer.echo(f"{result.instances} {split} instances -> {result.instances_path}\nrepositories -> {result.repos_dir}")
 

@@ -24,8 +24,11 @@ def read_tree(root: Path) -> Files:
     files: Files = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
-        if not path.is_file() or any(p in IGNORED_PARTS or p.startswith(".") or p.endswith(".egg-info")
-                                     for p in rel.parts) or path.suffix == ".pyc":
+        if (
+            not path.is_file()
+            or any(p in IGNORED_PARTS or p.startswith(".") or p.endswith(".egg-info") for p in rel.parts)
+            or path.suffix == ".pyc"
+        ):
             continue
         files[rel.as_posix()] = path.read_bytes()
     return files
@@ -80,8 +83,15 @@ def diff_file(path: str, old: str | None, new: str | None) -> str:
         header.append("new file mode 100644\n")
     elif new is None:
         header.append("deleted file mode 100644\n")
-    body = list(difflib.unified_diff(old_lines, new_lines, "/dev/null" if old is None else f"a/{path}",
-                                     "/dev/null" if new is None else f"b/{path}", n=3))
+    body = list(
+        difflib.unified_diff(
+            old_lines,
+            new_lines,
+            "/dev/null" if old is None else f"a/{path}",
+            "/dev/null" if new is None else f"b/{path}",
+            n=3,
+        )
+    )
     out = []
     for line in body:
         if line.startswith(("---", "+++")):
@@ -138,8 +148,12 @@ def build_git_repo(dest: Path, clean: Files, instances: dict[str, Files], messag
             if clean.get(name) != tree[name]:
                 stream += f"M 100644 inline {name}\n".encode() + _data(tree[name])
     marks = dest / ".git" / "factory-marks"
-    subprocess.run(["git", "-C", str(dest), "fast-import", "--quiet", f"--export-marks={marks}"],
-                   input=bytes(stream), check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(dest), "fast-import", "--quiet", f"--export-marks={marks}"],
+        input=bytes(stream),
+        check=True,
+        capture_output=True,
+    )
     shas = dict(line.split() for line in marks.read_text().split("\n") if line)
     marks.unlink()
     subprocess.run(["git", "-C", str(dest), "reset", "-q", "--hard", "main"], check=True)

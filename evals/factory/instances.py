@@ -53,8 +53,9 @@ def load_manifest(cfg: Config, build_id: str | None = None, store: ObjectStore |
     return json.loads(store.get(key))
 
 
-def load_records(cfg: Config, split: str | None = None, *, build_id: str | None = None,
-                 store: ObjectStore | None = None) -> list[dict]:
+def load_records(
+    cfg: Config, split: str | None = None, *, build_id: str | None = None, store: ObjectStore | None = None
+) -> list[dict]:
     """Instance records as stored (environment = the snapshot's store URI)."""
     store = store or open_store(cfg)
     build_id = build_id or current_build_id(cfg, store)
@@ -80,8 +81,10 @@ def environment_path(cfg: Config, sha256: str, store: ObjectStore | None = None)
     store = store or open_store(cfg)
     data = store.get(f"{cfg.factory.envs_prefix}/{sha256}.tar.gz")
     if hashlib.sha256(data).hexdigest() != sha256:
-        raise EnvironmentCorrupt(f"{store.url(f'{cfg.factory.envs_prefix}/{sha256}.tar.gz')}: content hash "
-                                 f"{hashlib.sha256(data).hexdigest()} does not match its name")
+        raise EnvironmentCorrupt(
+            f"{store.url(f'{cfg.factory.envs_prefix}/{sha256}.tar.gz')}: content hash "
+            f"{hashlib.sha256(data).hexdigest()} does not match its name"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     with os.fdopen(fd, "wb") as fh:

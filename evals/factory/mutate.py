@@ -46,12 +46,18 @@ class Mutation:
 
     def apply(self, source: str) -> str:
         data = source.encode()
-        return (data[: self.start] + self.replacement.encode() + data[self.end:]).decode()
+        return (data[: self.start] + self.replacement.encode() + data[self.end :]).decode()
 
     def describe(self) -> dict:
         """Where and what, for the instance's `mutation` field (never shown to the policy)."""
-        return {"operator": self.operator, "path": self.path, "line": self.line,
-                "original": self.original, "replacement": self.replacement, "key": self.key}
+        return {
+            "operator": self.operator,
+            "path": self.path,
+            "line": self.line,
+            "original": self.original,
+            "replacement": self.replacement,
+            "key": self.key,
+        }
 
 
 class _Source:
@@ -83,7 +89,7 @@ class _Source:
     def line_span(self, node: ast.stmt) -> tuple[int, int] | None:
         """Byte span of the whole lines a statement occupies, or None when it shares a line with other code."""
         first = self.line_starts[node.lineno - 1]
-        if self.data[first:self.start(node)].strip():
+        if self.data[first : self.start(node)].strip():
             return None
         end = self.end(node)
         nl = self.data.find(b"\n", end)
@@ -106,6 +112,7 @@ def register(name: str) -> Callable[[Operator], Operator]:
     def deco(fn: Operator) -> Operator:
         OPERATORS[name] = fn
         return fn
+
     return deco
 
 
@@ -158,8 +165,10 @@ def _body_nodes(tree: ast.Module) -> Iterator[ast.AST]:
         stack: list[ast.AST] = list(reversed(_body_without_docstring(fn.body)))
         while stack:
             node = stack.pop()
-            if isinstance(node, (ast.JoinedStr, ast.Raise, ast.Assert, ast.FunctionDef, ast.AsyncFunctionDef,
-                                 ast.ClassDef, ast.Lambda)):
+            if isinstance(
+                node,
+                (ast.JoinedStr, ast.Raise, ast.Assert, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda),
+            ):
                 continue
             yield node
             if isinstance(node, ast.While):
@@ -169,8 +178,12 @@ def _body_nodes(tree: ast.Module) -> Iterator[ast.AST]:
 
 
 def _body_without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(
-            body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         return body[1:]
     return body
 
@@ -195,8 +208,12 @@ def _blocks(tree: ast.Module) -> Iterator[list[ast.stmt]]:
 def _int_value(node: ast.AST) -> int | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
-            and type(node.operand.value) is int:
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
+    ):
         return -node.operand.value
     return None
 
@@ -226,8 +243,9 @@ def _mut(op: str, path: str, src: _Source, a: int, b: int, replacement: str) -> 
     return Mutation(op, path, a, b, line, src.seg(a, b), replacement)
 
 
-def _swap_token(op: str, path: str, src: _Source, a: int, b: int, pattern: str,
-                table: dict[str, str]) -> Iterator[Mutation]:
+def _swap_token(
+    op: str, path: str, src: _Source, a: int, b: int, pattern: str, table: dict[str, str]
+) -> Iterator[Mutation]:
     """Replace the operator token found in `src[a:b]` (the text between two operands) using `table`."""
     between = src.seg(a, b)
     if "#" in between or "\\" in between:
@@ -247,8 +265,18 @@ def _swap_token(op: str, path: str, src: _Source, a: int, b: int, pattern: str,
 # The operators
 
 _CMP_RE = r"\bnot\s+in\b|\bis\s+not\b|\bis\b|\bin\b|==|!=|<=|>=|<|>"
-_CMP_FLIP = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==",
-             "is": "is not", "is not": "is", "in": "not in", "not in": "in"}
+_CMP_FLIP = {
+    "<": "<=",
+    "<=": "<",
+    ">": ">=",
+    ">=": ">",
+    "==": "!=",
+    "!=": "==",
+    "is": "is not",
+    "is not": "is",
+    "in": "not in",
+    "not in": "in",
+}
 
 
 @register("flip_comparison")
@@ -258,29 +286,49 @@ def flip_comparison(tree: ast.Module, src: _Source, path: str) -> Iterator[Mutat
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
             for left, right in zip(operands, operands[1:]):
-                yield from _swap_token("flip_comparison", path, src, src.end(left), src.start(right), _CMP_RE,
-                                       _CMP_FLIP)
+                yield from _swap_token(
+                    "flip_comparison", path, src, src.end(left), src.start(right), _CMP_RE, _CMP_FLIP
+                )
 
 
 _ARITH_RE = r"\*\*=?|//=?|<<=?|>>=?|[-+*/%]=?"
-_ARITH_FLIP = {"+": "-", "-": "+", "*": "/", "/": "*", "//": "/", "%": "//", "**": "*",
-               "+=": "-=", "-=": "+=", "*=": "/=", "/=": "*=", "//=": "/=", "%=": "//="}
+_ARITH_FLIP = {
+    "+": "-",
+    "-": "+",
+    "*": "/",
+    "/": "*",
+    "//": "/",
+    "%": "//",
+    "**": "*",
+    "+=": "-=",
+    "-=": "+=",
+    "*=": "/=",
+    "/=": "*=",
+    "//=": "/=",
+    "%=": "//=",
+}
 
 
 @register("flip_arithmetic")
 def flip_arithmetic(tree: ast.Module, src: _Source, path: str) -> Iterator[Mutation]:
     """`+` ↔ `-`, `*` ↔ `/`, `//` → `/`, `%` → `//`, `**` → `*` (and the augmented forms `+=` ...)."""
     for node in _body_nodes(tree):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv,
-                                                                ast.Mod, ast.Pow)):
-            if isinstance(node.op, ast.Mod) and isinstance(node.left, (ast.Constant, ast.JoinedStr)) and isinstance(
-                    getattr(node.left, "value", None), str):
+        if isinstance(node, ast.BinOp) and isinstance(
+            node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+        ):
+            if (
+                isinstance(node.op, ast.Mod)
+                and isinstance(node.left, (ast.Constant, ast.JoinedStr))
+                and isinstance(getattr(node.left, "value", None), str)
+            ):
                 continue  # "%s" % x is formatting, not arithmetic
-            yield from _swap_token("flip_arithmetic", path, src, src.end(node.left), src.start(node.right), _ARITH_RE,
-                                   _ARITH_FLIP)
+            yield from _swap_token(
+                "flip_arithmetic", path, src, src.end(node.left), src.start(node.right), _ARITH_RE, _ARITH_FLIP
+            )
         elif isinstance(node, ast.AugAssign):
-            yield from _swap_token("flip_arithmetic", path, src, src.end(node.target), src.start(node.value),
-                                   _ARITH_RE, _ARITH_FLIP)
+            yield from _swap_token(
+                "flip_arithmetic", path, src, src.end(node.target), src.start(node.value), _ARITH_RE, _ARITH_FLIP
+            )
 
 
 @register("flip_boolean")
@@ -289,16 +337,29 @@ def flip_boolean(tree: ast.Module, src: _Source, path: str) -> Iterator[Mutation
     for node in _body_nodes(tree):
         if isinstance(node, ast.BoolOp):
             for left, right in zip(node.values, node.values[1:]):
-                yield from _swap_token("flip_boolean", path, src, src.end(left), src.start(right), r"\band\b|\bor\b",
-                                       {"and": "or", "or": "and"})
+                yield from _swap_token(
+                    "flip_boolean",
+                    path,
+                    src,
+                    src.end(left),
+                    src.start(right),
+                    r"\band\b|\bor\b",
+                    {"and": "or", "or": "and"},
+                )
 
 
 @register("off_by_one_range")
 def off_by_one_range(tree: ast.Module, src: _Source, path: str) -> Iterator[Mutation]:
     """`range(n)` → `range(n ± 1)`, `range(a, b)` → start or stop moved by one."""
     for node in _body_nodes(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and \
-                node.args and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "range"
+            and node.args
+            and not node.keywords
+            and not any(isinstance(a, ast.Starred) for a in node.args)
+        ):
             for arg in node.args[:2]:
                 for delta in (1, -1):
                     yield _mut("off_by_one_range", path, src, src.start(arg), src.end(arg), _shift(src, arg, delta))
@@ -313,19 +374,27 @@ def off_by_one_slice(tree: ast.Module, src: _Source, path: str) -> Iterator[Muta
                 if bound is None:
                     continue
                 for delta in (1, -1):
-                    yield _mut("off_by_one_slice", path, src, src.start(bound), src.end(bound),
-                               _shift(src, bound, delta))
+                    yield _mut(
+                        "off_by_one_slice", path, src, src.start(bound), src.end(bound), _shift(src, bound, delta)
+                    )
 
 
 def _loop_counters(tree: ast.Module) -> set[str]:
     names = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.iter, ast.Call) and isinstance(
-                node.iter.func, ast.Name):
+        if (
+            isinstance(node, (ast.For, ast.comprehension))
+            and isinstance(node.iter, ast.Call)
+            and isinstance(node.iter.func, ast.Name)
+        ):
             if node.iter.func.id == "range" and isinstance(node.target, ast.Name):
                 names.add(node.target.id)
-            elif node.iter.func.id == "enumerate" and isinstance(node.target, ast.Tuple) and node.target.elts and \
-                    isinstance(node.target.elts[0], ast.Name):
+            elif (
+                node.iter.func.id == "enumerate"
+                and isinstance(node.target, ast.Tuple)
+                and node.target.elts
+                and isinstance(node.target.elts[0], ast.Name)
+            ):
                 names.add(node.target.elts[0].id)
     return names
 
@@ -338,10 +407,15 @@ def off_by_one_index(tree: ast.Module, src: _Source, path: str) -> Iterator[Muta
         if not isinstance(node, ast.Subscript) or isinstance(node.slice, (ast.Slice, ast.Tuple)):
             continue
         index = node.slice
-        numeric = _int_value(index) is not None or (
-            isinstance(index, ast.BinOp) and isinstance(index.op, (ast.Add, ast.Sub)) and (
-                _int_value(index.right) is not None or _int_value(index.left) is not None)) or (
-            isinstance(index, ast.Name) and index.id in counters)
+        numeric = (
+            _int_value(index) is not None
+            or (
+                isinstance(index, ast.BinOp)
+                and isinstance(index.op, (ast.Add, ast.Sub))
+                and (_int_value(index.right) is not None or _int_value(index.left) is not None)
+            )
+            or (isinstance(index, ast.Name) and index.id in counters)
+        )
         if numeric:
             for delta in (1, -1):
                 yield _mut("off_by_one_index", path, src, src.start(index), src.end(index), _shift(src, index, delta))
@@ -368,8 +442,18 @@ def negate_condition(tree: ast.Module, src: _Source, path: str) -> Iterator[Muta
             yield _mut("negate_condition", path, src, src.start(test), src.end(test), _negated(src, test))
 
 
-_REMOVABLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.If, ast.For, ast.While, ast.Raise,
-              ast.Continue, ast.Break)
+_REMOVABLE = (
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.Expr,
+    ast.If,
+    ast.For,
+    ast.While,
+    ast.Raise,
+    ast.Continue,
+    ast.Break,
+)
 
 
 @register("remove_statement")
@@ -436,8 +520,19 @@ def change_constant(tree: ast.Module, src: _Source, path: str) -> Iterator[Mutat
                 yield _mut("change_constant", path, src, a, src.end(target), str(value - 1))
 
 
-_NO_SWAP = {"print", "isinstance", "issubclass", "getattr", "setattr", "hasattr", "super", "ValueError",
-            "TypeError", "KeyError", "IndexError"}
+_NO_SWAP = {
+    "print",
+    "isinstance",
+    "issubclass",
+    "getattr",
+    "setattr",
+    "hasattr",
+    "super",
+    "ValueError",
+    "TypeError",
+    "KeyError",
+    "IndexError",
+}
 
 
 @register("swap_arguments")
@@ -470,10 +565,14 @@ def wrong_return(tree: ast.Module, src: _Source, path: str) -> Iterator[Mutation
             value = node.value
             text = src.node_text(value)
             if isinstance(value, (ast.Compare, ast.BoolOp)) or (
-                    isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)):
+                isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)
+            ):
                 replacement = _negated(src, value)
-            elif isinstance(value, ast.Tuple) and len(value.elts) >= 2 and not any(
-                    isinstance(e, ast.Starred) for e in value.elts):
+            elif (
+                isinstance(value, ast.Tuple)
+                and len(value.elts) >= 2
+                and not any(isinstance(e, ast.Starred) for e in value.elts)
+            ):
                 first, second = value.elts[0], value.elts[1]
                 if src.node_text(first) == src.node_text(second):
                     continue

@@ -87,8 +87,10 @@ def load_seeds(seeds_dir: Path | None = None, names: list[str] | None = None) ->
     if names:
         missing = sorted(set(names) - set(found))
         if missing:
-            raise ValueError(f"factory.projects = {names}: {missing} not found in {seeds_dir} "
-                             f"(available: {', '.join(sorted(found))})")
+            raise ValueError(
+                f"factory.projects = {names}: {missing} not found in {seeds_dir} "
+                f"(available: {', '.join(sorted(found))})"
+            )
         found = {n: found[n] for n in names}
     seeds = []
     for name in sorted(found):

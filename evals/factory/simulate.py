@@ -58,15 +58,15 @@ Grade = Callable[[Instance, str], Any]  # -> GradeResult (status, tests_status)
 class SimulationSummary:
     """What was written, with every planted defect counted (what an ingest of these objects must report)."""
 
-    sessions: int                                  # distinct valid records (unique session ids)
-    lines: int                                     # every line written: sessions + duplicates + malformed
+    sessions: int  # distinct valid records (unique session ids)
+    lines: int  # every line written: sessions + duplicates + malformed
     duplicates: int
-    malformed: dict[str, int]                      # by the quarantine reason ingest must give: parse / schema
-    malformed_kinds: dict[str, int]                # by defect
-    secrets: dict[str, int]                        # by kind
-    secret_sessions: dict[str, str]                # session_id -> kind planted in its tool message
-    outcomes: dict[str, int]                       # resolved / unresolved / error / abandoned
-    objects: list[str]                             # store keys written
+    malformed: dict[str, int]  # by the quarantine reason ingest must give: parse / schema
+    malformed_kinds: dict[str, int]  # by defect
+    secrets: dict[str, int]  # by kind
+    secret_sessions: dict[str, str]  # session_id -> kind planted in its tool message
+    outcomes: dict[str, int]  # resolved / unresolved / error / abandoned
+    objects: list[str]  # store keys written
     model_name: str
     model_version: str
     seconds: float = 0.0
@@ -77,14 +77,19 @@ class SimulationSummary:
 
     def summary(self) -> str:
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items()))
-        dirt = f"{self.duplicates} duplicates, {sum(self.malformed.values())} malformed " \
-               f"(parse {self.malformed['parse']}, schema {self.malformed['schema']}), {len(self.secret_sessions)} with secrets"
-        return (f"{self.sessions} sessions by {self.model_name}@{self.model_version} ({outcomes}); {dirt}; "
-                f"{len(self.objects)} objects in {self.seconds:.0f}s")
+        dirt = (
+            f"{self.duplicates} duplicates, {sum(self.malformed.values())} malformed "
+            f"(parse {self.malformed['parse']}, schema {self.malformed['schema']}), {len(self.secret_sessions)} with secrets"
+        )
+        return (
+            f"{self.sessions} sessions by {self.model_name}@{self.model_version} ({outcomes}); {dirt}; "
+            f"{len(self.objects)} objects in {self.seconds:.0f}s"
+        )
 
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Fake secrets: shaped like the real thing, valid for nothing.
+
 
 def fake_secret(kind: str, rng: random.Random) -> str:
     """A line a careless tool output could contain, carrying one secret of `kind`."""
@@ -109,6 +114,7 @@ def fake_secret(kind: str, rng: random.Random) -> str:
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Malformed lines
+
 
 def malformed_line(record: dict, defect: str) -> bytes:
     """A line that breaks the contract in one named way (`PARSE_DEFECTS` or `SCHEMA_DEFECTS`)."""
@@ -137,6 +143,7 @@ def malformed_line(record: dict, defect: str) -> bytes:
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Sessions
+
 
 def _tool_report(grade: Any | None) -> tuple[str, int, int]:
     if grade is None:
@@ -176,16 +183,32 @@ class _Session:
     latency_ms: float
 
 
-def _answer_sessions(prompts: list[str], generations: Sequence[GenerationLike], patches: list[str],
-                     grades: list[Any]) -> list[_Session]:
+def _answer_sessions(
+    prompts: list[str], generations: Sequence[GenerationLike], patches: list[str], grades: list[Any]
+) -> list[_Session]:
     out = []
     for prompt, gen, patch, result in zip(prompts, generations, patches, grades):
         report, passed, failed = _tool_report(result)
         status = "abandoned" if result is None else result.status
-        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt},
-                    {"role": "assistant", "content": gen.text}, {"role": "tool", "name": "run_tests", "content": report}]
-        out.append(_Session(1, messages, patch, status, passed, failed, int(gen.prompt_tokens),
-                            int(gen.completion_tokens), float(gen.latency_ms)))
+        messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": prompt},
+            {"role": "assistant", "content": gen.text},
+            {"role": "tool", "name": "run_tests", "content": report},
+        ]
+        out.append(
+            _Session(
+                1,
+                messages,
+                patch,
+                status,
+                passed,
+                failed,
+                int(gen.prompt_tokens),
+                int(gen.completion_tokens),
+                float(gen.latency_ms),
+            )
+        )
     return out
 
 
@@ -202,8 +225,17 @@ def episode_session(record: dict) -> _Session:
         status = "abandoned"
     else:
         status = "resolved" if record["resolved"] else "unresolved"
-    return _Session(2, record["messages"], record.get("patch") or "", status, passed, failed,
-                    int(record["prompt_tokens"]), int(record["completion_tokens"]), float(record["seconds"]) * 1000)
+    return _Session(
+        2,
+        record["messages"],
+        record.get("patch") or "",
+        status,
+        passed,
+        failed,
+        int(record["prompt_tokens"]),
+        int(record["completion_tokens"]),
+        float(record["seconds"]) * 1000,
+    )
 
 
 def _plant(messages: list[dict], secret: str) -> list[dict]:
@@ -219,11 +251,24 @@ def _plant(messages: list[dict], secret: str) -> list[dict]:
 Play = Callable[[list[Instance], list[str]], list[dict]]  # tasks, prompts -> trajectory records (evals.agent)
 
 
-def simulate(tasks: Sequence[Instance], attempt: Attempt | None, grade: Grade | None, *, sessions: int,
-             store: ObjectStore, settings: SimulatorSettings, seed: int = 0, model_name: str = "",
-             model_version: str = "", now: datetime | None = None, usd_per_cpu_hour: float = 0.0,
-             grade_workers: int = 1, files_for: Callable[[Instance], dict[str, str]] = prompt_files,
-             prompt_context: PromptContext = "file", play: Play | None = None) -> SimulationSummary:
+def simulate(
+    tasks: Sequence[Instance],
+    attempt: Attempt | None,
+    grade: Grade | None,
+    *,
+    sessions: int,
+    store: ObjectStore,
+    settings: SimulatorSettings,
+    seed: int = 0,
+    model_name: str = "",
+    model_version: str = "",
+    now: datetime | None = None,
+    usd_per_cpu_hour: float = 0.0,
+    grade_workers: int = 1,
+    files_for: Callable[[Instance], dict[str, str]] = prompt_files,
+    prompt_context: PromptContext = "file",
+    play: Play | None = None,
+) -> SimulationSummary:
     """Run `sessions` simulated sessions on `tasks` and write them to `store` (see the module docstring). With
     `play`, the policy acts as an agent: each session is an episode in the environment, logged as schema v2."""
     if not tasks:
@@ -242,14 +287,14 @@ def simulate(tasks: Sequence[Instance], attempt: Attempt | None, grade: Grade | 
     if play is not None:
         played: list[_Session] = []
         for i in range(0, sessions, settings.batch_size):
-            records = play(list(chosen[i: i + settings.batch_size]), prompts[i: i + settings.batch_size])
+            records = play(list(chosen[i : i + settings.batch_size]), prompts[i : i + settings.batch_size])
             played += [episode_session(r) for r in records]
         logged = played
     else:
         assert attempt is not None and grade is not None, "simulate needs attempt and grade, or play"
         generations: list[GenerationLike] = []
         for i in range(0, sessions, settings.batch_size):
-            batch = prompts[i: i + settings.batch_size]
+            batch = prompts[i : i + settings.batch_size]
             out = list(attempt(batch))
             if len(out) != len(batch):
                 raise ValueError(f"the policy returned {len(out)} generations for {len(batch)} prompts")
@@ -273,20 +318,35 @@ def simulate(tasks: Sequence[Instance], attempt: Attempt | None, grade: Grade | 
             kind = SECRET_KINDS[rng.randrange(len(SECRET_KINDS))]
             messages = _plant(messages, fake_secret(kind, rng))
             secret_sessions[session_id] = kind
-        cost = sess.latency_ms / 3_600_000 * usd_per_cpu_hour + \
-            (sess.prompt_tokens + sess.completion_tokens) / 1000 * settings.usd_per_1k_tokens
+        cost = (
+            sess.latency_ms / 3_600_000 * usd_per_cpu_hour
+            + (sess.prompt_tokens + sess.completion_tokens) / 1000 * settings.usd_per_1k_tokens
+        )
         record = {
-            "schema_version": sess.schema_version, "session_id": session_id,
+            "schema_version": sess.schema_version,
+            "session_id": session_id,
             "timestamp": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "agent": {"model_name": model_name, "model_version": str(model_version)},
-            "task": {"instance_id": inst.instance_id, "repo": inst.repo, "problem_statement": inst.problem_statement,
-                     "environment": getattr(inst, "environment_uri", None) or inst.environment},
+            "task": {
+                "instance_id": inst.instance_id,
+                "repo": inst.repo,
+                "problem_statement": inst.problem_statement,
+                "environment": getattr(inst, "environment_uri", None) or inst.environment,
+            },
             "messages": messages,
             "patch": sess.patch,
-            "outcome": {"status": status, "tests_passed": sess.passed, "tests_failed": sess.failed,
-                        "feedback": _feedback(status, rng)},
-            "usage": {"prompt_tokens": sess.prompt_tokens, "completion_tokens": sess.completion_tokens,
-                      "latency_ms": round(sess.latency_ms, 3), "cost_usd": round(cost, 8)},
+            "outcome": {
+                "status": status,
+                "tests_passed": sess.passed,
+                "tests_failed": sess.failed,
+                "feedback": _feedback(status, rng),
+            },
+            "usage": {
+                "prompt_tokens": sess.prompt_tokens,
+                "completion_tokens": sess.completion_tokens,
+                "latency_ms": round(sess.latency_ms, 3),
+                "cost_usd": round(cost, 8),
+            },
         }
         outcomes[status] += 1
         ids.append(session_id)
@@ -320,7 +380,17 @@ def simulate(tasks: Sequence[Instance], attempt: Attempt | None, grade: Grade | 
 
     malformed = {"parse": sum(kinds[k] for k in PARSE_DEFECTS), "schema": sum(kinds[k] for k in SCHEMA_DEFECTS)}
     return SimulationSummary(
-        sessions=sessions, lines=sessions + duplicates + sum(malformed.values()), duplicates=duplicates,
-        malformed=malformed, malformed_kinds=dict(kinds), secrets=dict(Counter(secret_sessions.values())),
-        secret_sessions=secret_sessions, outcomes=dict(outcomes), objects=objects, model_name=model_name,
-        model_version=str(model_version), seconds=round(time.monotonic() - start, 3), session_ids=ids)
+        sessions=sessions,
+        lines=sessions + duplicates + sum(malformed.values()),
+        duplicates=duplicates,
+        malformed=malformed,
+        malformed_kinds=dict(kinds),
+        secrets=dict(Counter(secret_sessions.values())),
+        secret_sessions=secret_sessions,
+        outcomes=dict(outcomes),
+        objects=objects,
+        model_name=model_name,
+        model_version=str(model_version),
+        seconds=round(time.monotonic() - start, 3),
+        session_ids=ids,
+    )

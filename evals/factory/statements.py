@@ -24,14 +24,14 @@ MAX_CONSTANT_CHARS = 600
 class Failure:
     """One failing test, as far as the log and the test source tell."""
 
-    test: str                 # node id
-    kind: str                 # wrong_value | mismatch | compare | falsy | truthy | raised | did_not_raise | unknown
-    snippet: list[str]        # reproducer lines (setup + the failing call), dedented
-    expr: str = ""            # the expression that misbehaves, arguments substituted
-    actual: str = ""          # what it returned (repr as pytest printed it) or the exception
-    expected: str = ""        # what the test expected (source text or value)
+    test: str  # node id
+    kind: str  # wrong_value | mismatch | compare | falsy | truthy | raised | did_not_raise | unknown
+    snippet: list[str]  # reproducer lines (setup + the failing call), dedented
+    expr: str = ""  # the expression that misbehaves, arguments substituted
+    actual: str = ""  # what it returned (repr as pytest printed it) or the exception
+    expected: str = ""  # what the test expected (source text or value)
     op: str = "=="
-    function: str = ""        # the called function's name, for the title
+    function: str = ""  # the called function's name, for the title
     details: tuple[str, ...] = ()  # pytest's explanation of a mismatch it could not print whole
 
 
@@ -104,14 +104,18 @@ class _TestSource:
         self.lines = text.splitlines()
         self.tree = ast.parse(text)
         self.fixtures = {
-            node.name: node for node in self.tree.body
+            node.name: node
+            for node in self.tree.body
             if isinstance(node, ast.FunctionDef) and any(_is_fixture(d) for d in node.decorator_list)
         }
 
     def module_constants(self, used: list[str]) -> list[str]:
         """Module-level assignments (`M3 = [[...]]`) the lines `used` need, in source order, transitively."""
-        assigns = [n for n in self.tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1
-                   and isinstance(n.targets[0], ast.Name)]
+        assigns = [
+            n
+            for n in self.tree.body
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+        ]
         text, keep = "\n".join(used), set()
         changed = True
         while changed:
@@ -136,15 +140,18 @@ class _TestSource:
         return next((n for n in scope if isinstance(n, ast.FunctionDef) and n.name == fn), None)
 
     def segment(self, node: ast.AST) -> str:
-        return "\n".join(self.lines[node.lineno - 1: node.end_lineno])
+        return "\n".join(self.lines[node.lineno - 1 : node.end_lineno])
 
     def expr_text(self, node: ast.AST, subst: dict[str, str]) -> str:
         return ast.unparse(_Substitute(subst).visit(_copy(node)))
 
 
 def _copy(node: ast.AST) -> ast.AST:
-    return ast.parse(ast.unparse(node)).body[0] if isinstance(node, ast.stmt) else ast.parse(
-        ast.unparse(node), mode="eval").body
+    return (
+        ast.parse(ast.unparse(node)).body[0]
+        if isinstance(node, ast.stmt)
+        else ast.parse(ast.unparse(node), mode="eval").body
+    )
 
 
 class _Substitute(ast.NodeTransformer):
@@ -160,7 +167,8 @@ class _Substitute(ast.NodeTransformer):
 def _is_fixture(dec: ast.expr) -> bool:
     target = dec.func if isinstance(dec, ast.Call) else dec
     return (isinstance(target, ast.Attribute) and target.attr == "fixture") or (
-        isinstance(target, ast.Name) and target.id == "fixture")
+        isinstance(target, ast.Name) and target.id == "fixture"
+    )
 
 
 def _innermost_stmt(body: list[ast.stmt], line: int) -> ast.stmt | None:
@@ -188,8 +196,11 @@ def _fixture_lines(src: _TestSource, name: str, seen: set[str]) -> list[str] | N
         if inner is None:
             return None
         out += inner
-    body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(
-        getattr(fn.body[0], "value", None), ast.Constant) else fn.body
+    body = (
+        fn.body[1:]
+        if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(getattr(fn.body[0], "value", None), ast.Constant)
+        else fn.body
+    )
     for stmt in body:
         if isinstance(stmt, ast.Return):
             if stmt.value is None:
@@ -202,8 +213,32 @@ def _fixture_lines(src: _TestSource, name: str, seen: set[str]) -> list[str] | N
     return None
 
 
-_BUILTINS = {"type", "len", "list", "sorted", "set", "dict", "tuple", "str", "int", "float", "round", "abs", "sum",
-             "min", "max", "isinstance", "repr", "bool", "any", "all", "next", "iter", "print", "approx"}
+_BUILTINS = {
+    "type",
+    "len",
+    "list",
+    "sorted",
+    "set",
+    "dict",
+    "tuple",
+    "str",
+    "int",
+    "float",
+    "round",
+    "abs",
+    "sum",
+    "min",
+    "max",
+    "isinstance",
+    "repr",
+    "bool",
+    "any",
+    "all",
+    "next",
+    "iter",
+    "print",
+    "approx",
+}
 
 
 def _called_function(node: ast.AST, body: list[ast.stmt] | None = None) -> str:
@@ -229,7 +264,12 @@ def _raises(stmt: ast.stmt) -> str | None:
         return None
     for item in stmt.items:
         call = item.context_expr
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "raises" and call.args:
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "raises"
+            and call.args
+        ):
             return ast.unparse(call.args[0])
     return None
 
@@ -249,7 +289,7 @@ def _split_compare(text: str, op: str) -> tuple[str, str] | None:
     splits = []
     start = 0
     while (i := text.find(token, start)) != -1:
-        splits.append((text[:i], text[i + len(token):]))
+        splits.append((text[:i], text[i + len(token) :]))
         start = i + 1
     for ok in (lambda l, r: _parses(l) and _parses(r), lambda l, r: _parses(l), lambda l, r: _parses(r)):
         found = [(l, r) for l, r in splits if ok(l, r)]
@@ -260,8 +300,18 @@ def _split_compare(text: str, op: str) -> tuple[str, str] | None:
     return None
 
 
-_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.In: "in",
-        ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
+_OPS = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+}
 
 
 def read_failure(nodeid: str, log_sections: dict[str, list[str]], tests: dict[str, str]) -> Failure | None:
@@ -304,11 +354,18 @@ def read_failure(nodeid: str, log_sections: dict[str, list[str]], tests: dict[st
         if failing is not None and error:
             text = ast.unparse(failing)
             cut = next((i for i, line in enumerate(setup) if line == text), len(setup) - 1)
-            return Failure(nodeid, "raised", setup[: cut + 1], expr=text, actual=_short_exception(error[0]),
-                           function=_called_function(failing))
+            return Failure(
+                nodeid,
+                "raised",
+                setup[: cut + 1],
+                expr=text,
+                actual=_short_exception(error[0]),
+                function=_called_function(failing),
+            )
     if stmt is None:
-        return Failure(nodeid, "unknown", setup + [src.expr_text(s, subst) for s in body],
-                       actual=error[0] if error else "")
+        return Failure(
+            nodeid, "unknown", setup + [src.expr_text(s, subst) for s in body], actual=error[0] if error else ""
+        )
     top = next((s for s in body if s.lineno <= stmt.lineno <= (s.end_lineno or s.lineno)), stmt)
     before = [src.expr_text(s, subst) for s in body if s.end_lineno < top.lineno]
     if top is not stmt:  # the failure is inside a with/for/if block: keep its header context simple
@@ -321,8 +378,14 @@ def read_failure(nodeid: str, log_sections: dict[str, list[str]], tests: dict[st
     if expected_exc and "DID NOT RAISE" in first_error:
         inner = stmt if top is not stmt else (stmt.body[0] if getattr(stmt, "body", None) else stmt)
         expr = src.expr_text(inner.value if isinstance(inner, ast.Expr) else inner, subst)
-        return Failure(nodeid, "did_not_raise", snippet + [expr], expr=expr, expected=expected_exc,
-                       function=_called_function(inner))
+        return Failure(
+            nodeid,
+            "did_not_raise",
+            snippet + [expr],
+            expr=expr,
+            expected=expected_exc,
+            function=_called_function(inner),
+        )
 
     if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare) and len(stmt.test.ops) == 1:
         op = _OPS.get(type(stmt.test.ops[0]), "==")
@@ -332,35 +395,77 @@ def read_failure(nodeid: str, log_sections: dict[str, list[str]], tests: dict[st
         expr = src.expr_text(source, subst) if source is not None else left
         name = _called_function(source if source is not None else stmt.test.left, body)
         if error_text.startswith("assert "):
-            split = _split_compare(error_text[len("assert "):], op)
+            split = _split_compare(error_text[len("assert ") :], op)
             if split:
-                return Failure(nodeid, "wrong_value" if op in ("==", "is") else "compare", snippet + [f"print({left})"],
-                               expr=expr, actual=split[0], expected=expected, op=op, function=name)
+                return Failure(
+                    nodeid,
+                    "wrong_value" if op in ("==", "is") else "compare",
+                    snippet + [f"print({left})"],
+                    expr=expr,
+                    actual=split[0],
+                    expected=expected,
+                    op=op,
+                    function=name,
+                )
         if first_error and not first_error.startswith(("AssertionError", "assert ")):
-            return Failure(nodeid, "raised", snippet + [left], expr=left, actual=_short_exception(first_error),
-                           expected=expected, op=op, function=name)
+            return Failure(
+                nodeid,
+                "raised",
+                snippet + [left],
+                expr=left,
+                actual=_short_exception(first_error),
+                expected=expected,
+                op=op,
+                function=name,
+            )
         if error_text.startswith("assert ") and op == "==":
             details = tuple(e for e in error[1:] if e and not e.startswith(("Use -v", "Omitting", "Full diff")))[:6]
-            return Failure(nodeid, "mismatch", snippet + [f"print({left})"], expr=expr, expected=expected,
-                           function=name, details=details)
-        return Failure(nodeid, "unknown", snippet + [src.expr_text(stmt, subst)], expr=left, expected=expected,
-                       function=name)
+            return Failure(
+                nodeid,
+                "mismatch",
+                snippet + [f"print({left})"],
+                expr=expr,
+                expected=expected,
+                function=name,
+                details=details,
+            )
+        return Failure(
+            nodeid, "unknown", snippet + [src.expr_text(stmt, subst)], expr=left, expected=expected, function=name
+        )
     if isinstance(stmt, ast.Assert):
         negated = isinstance(stmt.test, ast.UnaryOp) and isinstance(stmt.test.op, ast.Not)
         inner = stmt.test.operand if negated else stmt.test
         expr = src.expr_text(inner, subst)
         if first_error and not first_error.startswith(("AssertionError", "assert ")):
-            return Failure(nodeid, "raised", snippet + [expr], expr=expr, actual=_short_exception(first_error),
-                           function=_called_function(inner))
-        value = error_text.removeprefix("assert not ").removeprefix("assert ") if error_text.startswith(
-            "assert") else ""
-        return Failure(nodeid, "truthy" if negated else "falsy", snippet + [f"print({expr})"], expr=expr,
-                       actual=value, function=_called_function(inner))
+            return Failure(
+                nodeid,
+                "raised",
+                snippet + [expr],
+                expr=expr,
+                actual=_short_exception(first_error),
+                function=_called_function(inner),
+            )
+        value = (
+            error_text.removeprefix("assert not ").removeprefix("assert ") if error_text.startswith("assert") else ""
+        )
+        return Failure(
+            nodeid,
+            "truthy" if negated else "falsy",
+            snippet + [f"print({expr})"],
+            expr=expr,
+            actual=value,
+            function=_called_function(inner),
+        )
     # Any other statement (a call, an assignment) that raised.
     text = src.expr_text(stmt, subst)
-    return Failure(nodeid, "raised" if first_error else "unknown", snippet + [text], expr=text.split("=", 1)[-1].strip()
-                   if isinstance(stmt, ast.Assign) else text, actual=_short_exception(first_error),
-                   function=_called_function(stmt))
+    return Failure(
+        nodeid,
+        "raised" if first_error else "unknown",
+        snippet + [text],
+        expr=text.split("=", 1)[-1].strip() if isinstance(stmt, ast.Assign) else text,
+        actual=_short_exception(first_error),
+        function=_called_function(stmt),
+    )
 
 
 def _assigned_value(body: list[ast.stmt], node: ast.expr, before_line: int) -> ast.expr | None:
@@ -371,8 +476,12 @@ def _assigned_value(body: list[ast.stmt], node: ast.expr, before_line: int) -> a
     for stmt in body:
         if stmt.lineno >= before_line:
             break
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-                and stmt.targets[0].id == node.id:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == node.id
+        ):
             found = stmt.value
     return found
 
@@ -393,25 +502,43 @@ def _short(value: str) -> str:
 
 
 def _score(f: Failure) -> tuple:
-    order = {"wrong_value": 0, "raised": 1, "did_not_raise": 1, "mismatch": 2, "compare": 2, "falsy": 2, "truthy": 2,
-             "unknown": 9}
+    order = {
+        "wrong_value": 0,
+        "raised": 1,
+        "did_not_raise": 1,
+        "mismatch": 2,
+        "compare": 2,
+        "falsy": 2,
+        "truthy": 2,
+        "unknown": 9,
+    }
     return order.get(f.kind, 9), len(f.snippet), f.test
 
 
 def _result_sentence(f: Failure, rng: random.Random) -> str:
     expr, actual, expected = f"`{_short(f.expr)}`", f"`{_short(f.actual)}`", f"`{_short(f.expected)}`"
     if f.kind == "wrong_value":
-        return rng.choice([
-            f"{expr} returns {actual}, but I expected {expected}.",
-            f"I get {actual} from {expr}; the expected result is {expected}.",
-            f"Expected {expr} to give {expected}, got {actual} instead.",
-        ])
+        return rng.choice(
+            [
+                f"{expr} returns {actual}, but I expected {expected}.",
+                f"I get {actual} from {expr}; the expected result is {expected}.",
+                f"Expected {expr} to give {expected}, got {actual} instead.",
+            ]
+        )
     if f.kind == "mismatch":
         diff = "\n".join(f.details)
         return f"{expr} does not give {expected}." + (f" The difference:\n\n```\n{diff}\n```" if diff else "")
     if f.kind == "compare":
-        words = {"!=": "anything but", "is not": "anything but", "<": "a value below", "<=": "at most",
-                 ">": "a value above", ">=": "at least", "in": "one of", "not in": "nothing in"}.get(f.op, f.op)
+        words = {
+            "!=": "anything but",
+            "is not": "anything but",
+            "<": "a value below",
+            "<=": "at most",
+            ">": "a value above",
+            ">=": "at least",
+            "in": "one of",
+            "not in": "nothing in",
+        }.get(f.op, f.op)
         return f"{expr} gives {actual}, but I expected {words} {expected}."
     if f.kind == "raised":
         tail = f" I expected {expected}." if f.expected else " I expected it to work."
@@ -437,8 +564,9 @@ def _title(f: Failure, package: str, rng: random.Random) -> str:
     return rng.choice([f"{fn} returns the wrong result", f"Wrong result from {fn}", f"Unexpected output from {fn}"])
 
 
-def write_statement(failures: list[Failure], *, package: str, imports: list[str], rng: random.Random,
-                    constants: list[str] | None = None) -> str:
+def write_statement(
+    failures: list[Failure], *, package: str, imports: list[str], rng: random.Random, constants: list[str] | None = None
+) -> str:
     """The issue text for a bug whose failing tests are `failures` (at least one)."""
     ranked = sorted(failures, key=_score)
     main = ranked[0]
@@ -447,11 +575,15 @@ def write_statement(failures: list[Failure], *, package: str, imports: list[str]
     used = "\n".join(snippet)
     header = [line for line in imports if any(re.search(rf"\b{re.escape(n)}\b", used) for n in _imported(line))]
     code = "\n".join(header + ([""] if header else []) + snippet)
-    intro = rng.choice(["Minimal example:", "To reproduce:", f"I'm using `{package}` and hit this:",
-                        "Steps to reproduce:"])
+    intro = rng.choice(
+        ["Minimal example:", "To reproduce:", f"I'm using `{package}` and hit this:", "Steps to reproduce:"]
+    )
     parts = [_title(main, package, rng), "", intro, "", "```python", code, "```", "", _result_sentence(main, rng)]
-    others = [f for f in ranked[1:] if f.kind in ("wrong_value", "raised") and f.expr and f.expr != main.expr
-              and len(f.snippet) == 1]
+    others = [
+        f
+        for f in ranked[1:]
+        if f.kind in ("wrong_value", "raised") and f.expr and f.expr != main.expr and len(f.snippet) == 1
+    ]
     if others:
         parts += ["", "Also: " + _result_sentence(others[0], rng)]
     return "\n".join(parts).strip() + "\n"
@@ -478,10 +610,13 @@ def statement_for(f2p: list[str], log: str, tests: dict[str, str], *, package: s
     failures = [f for f in (read_failure(t, sections, tests) for t in f2p) if f is not None]
     rng = random.Random(seed)
     if not failures:
-        names = ", ".join(sorted({t.split("::")[-1].split("[")[0].replace("_", " ").removeprefix("test ")
-                                  for t in f2p})[:3])
-        return (f"`{package}` misbehaves\n\nSome documented behaviour of `{package}` is broken; the cases that go "
-                f"wrong include: {names}.\n")
+        names = ", ".join(
+            sorted({t.split("::")[-1].split("[")[0].replace("_", " ").removeprefix("test ") for t in f2p})[:3]
+        )
+        return (
+            f"`{package}` misbehaves\n\nSome documented behaviour of `{package}` is broken; the cases that go "
+            f"wrong include: {names}.\n"
+        )
     main = min(failures, key=_score)
     text = tests[main.test.split("::")[0]]
     constants = _TestSource(text).module_constants(main.snippet[-MAX_SNIPPET_LINES:])

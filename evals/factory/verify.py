@@ -40,7 +40,7 @@ MAX_FAILURES_LOG = 48 * 1024
 class Baseline:
     project: str
     passing: list[str]
-    unreliable: list[str]          # failed or flickered on the clean base: never used as F2P / P2P
+    unreliable: list[str]  # failed or flickered on the clean base: never used as F2P / P2P
     covered: dict[str, list[int]]  # module -> lines the suite executes
     error: str | None = None
     seconds: float = 0.0
@@ -50,7 +50,7 @@ class Baseline:
 class Verdict:
     project: str
     mutation: Mutation
-    status: str                    # kept | no_failing_test | no_passing_test | flaky | timed_out | crashed | infra_error
+    status: str  # kept | no_failing_test | no_passing_test | flaky | timed_out | crashed | infra_error
     env_sha256: str
     fail_to_pass: list[str] = field(default_factory=list)
     pass_to_pass: list[str] = field(default_factory=list)
@@ -66,10 +66,10 @@ class Job:
 
     seed_dir: str
     project: str
-    harness: dict                  # HarnessSettings as JSON
+    harness: dict  # HarnessSettings as JSON
     runs: int
-    scratch: str                   # snapshots are written to <scratch>/envs/<sha>.tar.gz
-    cache_dir: str                 # verdict cache
+    scratch: str  # snapshots are written to <scratch>/envs/<sha>.tar.gz
+    cache_dir: str  # verdict cache
     passing: tuple[str, ...] = ()
     mutation: Mutation | None = None
 
@@ -107,14 +107,22 @@ def _harness_runs(seed: SeedProject, env: Path, job: Job) -> list[dict]:
     from evals.harness.testrun import run_tests
 
     settings = HarnessSettings.model_validate(job.harness)
-    instance = Instance(instance_id=f"{seed.repo_dirname}-validation", repo=seed.repo, test_patch=seed.test_patch,
-                        environment=str(env))
+    instance = Instance(
+        instance_id=f"{seed.repo_dirname}-validation", repo=seed.repo, test_patch=seed.test_patch, environment=str(env)
+    )
     out = []
     for _ in range(job.runs):
         run = run_tests(instance, "", repos_dir=None, settings=settings)
-        out.append({"statuses": run.statuses, "timed_out": run.timed_out, "infra_error": run.infra_error,
-                    "tampering": run.tampering, "returncode": run.returncode,
-                    "log": failures_text(run.log) if not out else ""})
+        out.append(
+            {
+                "statuses": run.statuses,
+                "timed_out": run.timed_out,
+                "infra_error": run.infra_error,
+                "tampering": run.tampering,
+                "returncode": run.returncode,
+                "log": failures_text(run.log) if not out else "",
+            }
+        )
         if run.infra_error or run.timed_out or run.returncode not in (0, 1):
             break
         if job.passing:  # a mutant that breaks no test (or every test) is rejected after one run
@@ -130,17 +138,33 @@ def failures_text(log: str) -> str:
     start = next((i for i, l in enumerate(lines) if l.startswith("=") and (" FAILURES " in l or " ERRORS " in l)), None)
     if start is None:
         return ""
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("=") and "short test summary" in lines[i]),
-               len(lines))
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith("=") and "short test summary" in lines[i]),
+        len(lines),
+    )
     return "\n".join(lines[start:end])[:MAX_FAILURES_LOG]
 
 
 def _cached_runs(seed: SeedProject, env_sha: str, env: Path, job: Job) -> tuple[list[dict], bool]:
     # Settings that cannot change a test's outcome are left out (the timeout too: a hang is a hang).
-    settings = {k: v for k, v in job.harness.items()
-                if k not in ("cache_dir", "work_dir", "workers", "keep_workdir", "timeout_s", "cpu_time_s", "max_log_kb")}
-    key = hashlib.sha256(json.dumps([env_sha, hashlib.sha256(seed.test_patch.encode()).hexdigest(), harness_digest(),
-                                     settings, job.runs, sorted(job.passing)], sort_keys=True).encode()).hexdigest()
+    settings = {
+        k: v
+        for k, v in job.harness.items()
+        if k not in ("cache_dir", "work_dir", "workers", "keep_workdir", "timeout_s", "cpu_time_s", "max_log_kb")
+    }
+    key = hashlib.sha256(
+        json.dumps(
+            [
+                env_sha,
+                hashlib.sha256(seed.test_patch.encode()).hexdigest(),
+                harness_digest(),
+                settings,
+                job.runs,
+                sorted(job.passing),
+            ],
+            sort_keys=True,
+        ).encode()
+    ).hexdigest()
     path = Path(job.cache_dir) / key[:2] / f"{key}.json"
     if path.exists():
         try:
@@ -163,8 +187,9 @@ def baseline(job: Job) -> Baseline:
     sha, env = write_snapshot(seed, seed.source, Path(job.scratch))
     runs, _ = _cached_runs(seed, sha, env, job)
     problem = next((r["infra_error"] or "timed out" for r in runs if r["infra_error"] or r["timed_out"]), None)
-    problem = problem or next((f"exit code {r['returncode']}" for r in runs if r.get("returncode", 0) not in (0, 1)),
-                              None)
+    problem = problem or next(
+        (f"exit code {r['returncode']}" for r in runs if r.get("returncode", 0) not in (0, 1)), None
+    )
     if problem or len(runs) < job.runs:
         return Baseline(seed.name, [], [], {}, error=f"clean run failed: {problem}", seconds=time.monotonic() - start)
     names = set().union(*(r["statuses"] for r in runs))
@@ -185,8 +210,18 @@ def validate_candidate(job: Job) -> Verdict:
     runs, cached = _cached_runs(seed, sha, env, job)
 
     def verdict(status: str, detail: str = "", f2p=(), p2p=()) -> Verdict:
-        return Verdict(seed.name, mut, status, sha, list(f2p), list(p2p), runs[0]["log"] if status == KEPT else "",
-                       detail, time.monotonic() - start, cached)
+        return Verdict(
+            seed.name,
+            mut,
+            status,
+            sha,
+            list(f2p),
+            list(p2p),
+            runs[0]["log"] if status == KEPT else "",
+            detail,
+            time.monotonic() - start,
+            cached,
+        )
 
     first = runs[0]
     if first["infra_error"]:
@@ -258,8 +293,14 @@ def coverage(seed: SeedProject, timeout_s: float = 120.0) -> dict[str, list[int]
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         try:
-            subprocess.run([sys.executable, "-c", _TRACE, seed.package, str(out)], cwd=root, env=env, timeout=timeout_s,
-                           capture_output=True, check=False)
+            subprocess.run(
+                [sys.executable, "-c", _TRACE, seed.package, str(out)],
+                cwd=root,
+                env=env,
+                timeout=timeout_s,
+                capture_output=True,
+                check=False,
+            )
             return json.loads(out.read_text())
         except (subprocess.TimeoutExpired, OSError, ValueError):
             return {}

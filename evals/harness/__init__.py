@@ -22,14 +22,24 @@ from typing import TYPE_CHECKING, Any
 from postgame.settings.harness import HarnessSettings
 
 _EXPORTS = {
-    "Instance": "instance", "Prediction": "instance", "load_instances": "instance", "load_predictions": "instance",
+    "Instance": "instance",
+    "Prediction": "instance",
+    "load_instances": "instance",
+    "load_predictions": "instance",
     "HarnessInputError": "instance",
-    "TestRun": "testrun", "run_tests": "testrun",
-    "GradeResult": "evaluator", "GradeCache": "evaluator", "evaluate": "evaluator",
-    "RunReport": "run", "run_evaluation": "run",
+    "TestRun": "testrun",
+    "run_tests": "testrun",
+    "GradeResult": "evaluator",
+    "GradeCache": "evaluator",
+    "evaluate": "evaluator",
+    "RunReport": "run",
+    "run_evaluation": "run",
     "make_reward_fn": "reward",
-    "TestStatus": "constants", "Resolution": "constants", "GradeStatus": "constants",
-    "ApplyResult": "patching", "apply_patch": "patching",
+    "TestStatus": "constants",
+    "Resolution": "constants",
+    "GradeStatus": "constants",
+    "ApplyResult": "patching",
+    "apply_patch": "patching",
     "grading": None,
 }
 

@@ -55,19 +55,30 @@ def _env_cache(settings):
 
         return EnvCache(local, store(current_config()), settings.env_store_prefix)
     except Exception as exc:  # noqa: BLE001 - a store that cannot be opened only costs rebuilds
-        typer.echo(f"postgame eval: warning: object store unavailable ({type(exc).__name__}: {exc}); "
-                   "per-repository environments are cached locally only", err=True)
+        typer.echo(
+            f"postgame eval: warning: object store unavailable ({type(exc).__name__}: {exc}); "
+            "per-repository environments are cached locally only",
+            err=True,
+        )
         return EnvCache(local, None, settings.env_store_prefix)
 
 
 @eval_app.command("run")
 def run_cmd(
     # Required options are checked here, not by click, so a missing one is one clear line and exit code 2.
-    instances: Path | None = typer.Option(None, "--instances", help="Instances, JSONL or a JSON list (SWE-bench format). Required."),
-    predictions: Path | None = typer.Option(None, "--predictions", help="Predictions: instance_id, model_name_or_path, model_patch. Required."),
+    instances: Path | None = typer.Option(
+        None, "--instances", help="Instances, JSONL or a JSON list (SWE-bench format). Required."
+    ),
+    predictions: Path | None = typer.Option(
+        None, "--predictions", help="Predictions: instance_id, model_name_or_path, model_patch. Required."
+    ),
     repos: Path | None = typer.Option(None, "--repos", help="Folder holding each repository as <owner>__<name>."),
-    out: Path | None = typer.Option(None, "--out", help="Output folder: report.json and one folder per instance. Required."),
-    workers: int | None = typer.Option(None, "--workers", help="Parallel instances (default: eval.workers, 0 = cores)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Output folder: report.json and one folder per instance. Required."
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", help="Parallel instances (default: eval.workers, 0 = cores)."
+    ),
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds per test run (default: eval.timeout_s)."),
     reruns: int | None = typer.Option(None, "--reruns", help="Extra runs per instance; disagreeing tests are flaky."),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON on stdout."),
@@ -77,11 +88,16 @@ def run_cmd(
     from evals.harness.instance import HarnessInputError, load_instances, load_predictions
     from evals.harness.run import run_evaluation
 
-    missing = [name for name, value in (("--instances", instances), ("--predictions", predictions), ("--out", out))
-               if value is None]
+    missing = [
+        name
+        for name, value in (("--instances", instances), ("--predictions", predictions), ("--out", out))
+        if value is None
+    ]
     if missing:
-        _fail(f"missing {', '.join(missing)} (usage: postgame eval run --instances F.jsonl --predictions P.jsonl "
-              "--repos DIR --out OUTDIR)")
+        _fail(
+            f"missing {', '.join(missing)} (usage: postgame eval run --instances F.jsonl --predictions P.jsonl "
+            "--repos DIR --out OUTDIR)"
+        )
     settings = _settings(timeout, workers, reruns)
     if repos is not None and not repos.is_dir():
         _fail(f"--repos {repos} is not a folder")
@@ -95,16 +111,27 @@ def run_cmd(
     except OSError as exc:
         _fail(f"--out {out}: {exc}")
     envs = _env_cache(settings) if any(i.env_spec is not None for i in insts) else None
-    report = run_evaluation(insts, preds, repos_dir=repos, out_dir=out, settings=settings, workers=settings.workers,
-                            reruns=settings.reruns, progress=progress, envs=envs)
+    report = run_evaluation(
+        insts,
+        preds,
+        repos_dir=repos,
+        out_dir=out,
+        settings=settings,
+        workers=settings.workers,
+        reruns=settings.reruns,
+        progress=progress,
+        envs=envs,
+    )
     summary = {k: v for k, v in report.to_dict().items() if k != "instances"}
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
     else:
-        typer.echo(f"resolved {len(report.resolved_ids)}/{report.total_instances} "
-                   f"(submitted {len(report.submitted_ids)}, errors {len(report.error_ids)}, "
-                   f"empty patches {len(report.empty_patch_ids)}) sandbox={report.sandbox} "
-                   f"in {report.seconds:.1f}s; report: {out / 'report.json'}")
+        typer.echo(
+            f"resolved {len(report.resolved_ids)}/{report.total_instances} "
+            f"(submitted {len(report.submitted_ids)}, errors {len(report.error_ids)}, "
+            f"empty patches {len(report.empty_patch_ids)}) sandbox={report.sandbox} "
+            f"in {report.seconds:.1f}s; report: {out / 'report.json'}"
+        )
         for iid in report.error_ids:
             typer.echo(f"  error {iid}: {report.instances[iid].get('error')}", err=True)
 

@@ -40,14 +40,20 @@ class GitSource:
     commit: str
 
 
-def git(*args: str, git_dir: Path | None = None, env: dict[str, str] | None = None, cwd: Path | None = None,
-        check: bool = True) -> subprocess.CompletedProcess[str]:
+def git(
+    *args: str,
+    git_dir: Path | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    check: bool = True,
+) -> subprocess.CompletedProcess[str]:
     cmd = ["git", "-c", "safe.directory=*", "-c", "core.autocrlf=false"]
     if git_dir is not None:
         cmd += ["--git-dir", str(git_dir)]
     full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", **(env or {})}
-    return subprocess.run(cmd + list(args), capture_output=True, text=True, env=full_env, cwd=cwd, check=check,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        cmd + list(args), capture_output=True, text=True, env=full_env, cwd=cwd, check=check, stdin=subprocess.DEVNULL
+    )
 
 
 def git_dir_of(repo: Path) -> Path:
@@ -126,7 +132,9 @@ def _export(dest: Path, source: GitSource | None, env: Path | None, scratch: Pat
     _strip_git(dest)
 
 
-def base_tree(instance: Instance, repos_dir: Path | None, cache_dir: Path | None = None) -> tuple[Path, GitSource | None]:
+def base_tree(
+    instance: Instance, repos_dir: Path | None, cache_dir: Path | None = None
+) -> tuple[Path, GitSource | None]:
     """The cached read-only reference export of the instance's base (made on first use), and its git source."""
     key, source, env = resolve_source(instance, repos_dir)
     root = _bases_root(cache_dir)
@@ -143,7 +151,9 @@ def base_tree(instance: Instance, repos_dir: Path | None, cache_dir: Path | None
             if not final.is_dir():  # a concurrent export of the same base won: use it
                 raise
     except subprocess.CalledProcessError as exc:
-        raise EnvironmentMissing(f"cannot export {instance.repo}@{instance.base_commit}: {exc.stderr.strip()}") from None
+        raise EnvironmentMissing(
+            f"cannot export {instance.repo}@{instance.base_commit}: {exc.stderr.strip()}"
+        ) from None
     except (tarfile.TarError, shutil.Error) as exc:
         raise EnvironmentMissing(f"cannot unpack environment {instance.environment}: {exc}") from None
     finally:

@@ -28,8 +28,17 @@ if TYPE_CHECKING:
     from evals.harness.repoenv import EnvCache
 
 # Settings that cannot change a grade are left out of the cache key.
-_KEY_EXCLUDE = {"workers", "cache_dir", "work_dir", "keep_workdir", "max_log_kb", "reruns", "env_build_network",
-                "env_build_timeout_s", "env_store_prefix"}
+_KEY_EXCLUDE = {
+    "workers",
+    "cache_dir",
+    "work_dir",
+    "keep_workdir",
+    "max_log_kb",
+    "reruns",
+    "env_build_network",
+    "env_build_timeout_s",
+    "env_store_prefix",
+}
 
 
 @dataclass
@@ -89,11 +98,20 @@ class GradeCache:
 
     @staticmethod
     def key(instance: Instance, patch: str, settings: HarnessSettings, reruns: int = 0) -> str:
-        fields = {"instance_id", "repo", "base_commit", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS", "test_cmd",
-                  "environment"}
+        fields = {
+            "instance_id",
+            "repo",
+            "base_commit",
+            "test_patch",
+            "FAIL_TO_PASS",
+            "PASS_TO_PASS",
+            "test_cmd",
+            "environment",
+        }
         ident = instance.model_dump(include=fields | ({"env_spec"} if instance.env_spec is not None else set()))
-        payload = json.dumps([ident, patch, settings.model_dump(mode="json", exclude=_KEY_EXCLUDE), reruns],
-                             sort_keys=True)
+        payload = json.dumps(
+            [ident, patch, settings.model_dump(mode="json", exclude=_KEY_EXCLUDE), reruns], sort_keys=True
+        )
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def _path(self, key: str) -> Path | None:
@@ -137,7 +155,12 @@ def _grade(instance: Instance, run: TestRun, settings: HarnessSettings) -> tuple
         return GradeStatus.ERROR.value, Resolution.NO.value, None, report.to_dict()
     res = grading.resolution(report, timed_out=run.timed_out) if run.patch_applied else Resolution.NO
     status = GradeStatus.RESOLVED if res is Resolution.FULL else GradeStatus.UNRESOLVED
-    return status.value, res.value, grading.reward(res, report, partial_credit=settings.partial_credit), report.to_dict()
+    return (
+        status.value,
+        res.value,
+        grading.reward(res, report, partial_credit=settings.partial_credit),
+        report.to_dict(),
+    )
 
 
 def _flaky(runs: list[TestRun]) -> list[str]:
@@ -146,9 +169,17 @@ def _flaky(runs: list[TestRun]) -> list[str]:
     return sorted(n for n in names if len({r.statuses.get(n) for r in ok}) > 1)
 
 
-def evaluate(instance: Instance, patch: str | None, *, repos_dir: str | Path | None, settings: HarnessSettings,
-             cache: GradeCache | None = None, reruns: int | None = None, model_name_or_path: str = "",
-             envs: EnvCache | None = None) -> GradeResult:
+def evaluate(
+    instance: Instance,
+    patch: str | None,
+    *,
+    repos_dir: str | Path | None,
+    settings: HarnessSettings,
+    cache: GradeCache | None = None,
+    reruns: int | None = None,
+    model_name_or_path: str = "",
+    envs: EnvCache | None = None,
+) -> GradeResult:
     """Grade `patch` on `instance` like SWE-bench (see grading.py). Never raises. `envs`: where per-repository
     environments (instances with `env_spec`) are kept; default the process-wide local cache."""
     try:
@@ -159,12 +190,21 @@ def evaluate(instance: Instance, patch: str | None, *, repos_dir: str | Path | N
 
 def error_result(instance_id: str, reason: str, model_name_or_path: str = "") -> GradeResult:
     empty = grading.tests_report([], [], {}).to_dict()
-    return GradeResult(instance_id, GradeStatus.ERROR.value, Resolution.NO.value, None, empty, error=reason,
-                       model_name_or_path=model_name_or_path, log=f"INFRASTRUCTURE ERROR: {reason}")
+    return GradeResult(
+        instance_id,
+        GradeStatus.ERROR.value,
+        Resolution.NO.value,
+        None,
+        empty,
+        error=reason,
+        model_name_or_path=model_name_or_path,
+        log=f"INFRASTRUCTURE ERROR: {reason}",
+    )
 
 
-def _empty_patch(instance: Instance, repos_dir: str | Path | None, settings: HarnessSettings,
-                 model_name_or_path: str) -> GradeResult:
+def _empty_patch(
+    instance: Instance, repos_dir: str | Path | None, settings: HarnessSettings, model_name_or_path: str
+) -> GradeResult:
     from evals.harness.environment import EnvironmentMissing, resolve_source
     from evals.harness.sandbox import choose_mode
 
@@ -173,14 +213,30 @@ def _empty_patch(instance: Instance, repos_dir: str | Path | None, settings: Har
     except EnvironmentMissing as exc:
         return error_result(instance.instance_id, str(exc), model_name_or_path)
     report = grading.tests_report(instance.FAIL_TO_PASS, instance.PASS_TO_PASS, {})
-    return GradeResult(instance.instance_id, GradeStatus.UNRESOLVED.value, Resolution.NO.value, 0.0, report.to_dict(),
-                       patch_exists=False, apply_error="empty patch", sandbox=choose_mode(settings)[0] or "none",
-                       model_name_or_path=model_name_or_path, log="empty patch: graded unresolved without running the tests")
+    return GradeResult(
+        instance.instance_id,
+        GradeStatus.UNRESOLVED.value,
+        Resolution.NO.value,
+        0.0,
+        report.to_dict(),
+        patch_exists=False,
+        apply_error="empty patch",
+        sandbox=choose_mode(settings)[0] or "none",
+        model_name_or_path=model_name_or_path,
+        log="empty patch: graded unresolved without running the tests",
+    )
 
 
-def _evaluate(instance: Instance, patch: str, repos_dir: str | Path | None, settings: HarnessSettings,
-              cache: GradeCache | None, reruns: int | None, model_name_or_path: str,
-              envs: EnvCache | None = None) -> GradeResult:
+def _evaluate(
+    instance: Instance,
+    patch: str,
+    repos_dir: str | Path | None,
+    settings: HarnessSettings,
+    cache: GradeCache | None,
+    reruns: int | None,
+    model_name_or_path: str,
+    envs: EnvCache | None = None,
+) -> GradeResult:
     reruns = settings.reruns if reruns is None else reruns
     key = GradeCache.key(instance, patch, settings, reruns) if cache is not None else ""
     if cache is not None and (hit := cache.get(key)) is not None:
@@ -191,17 +247,31 @@ def _evaluate(instance: Instance, patch: str, repos_dir: str | Path | None, sett
         runs = [run_tests(instance, patch, repos_dir=repos_dir, settings=settings, envs=envs)]
         first = runs[0]
         if first.patch_applied and not first.infra_error:
-            runs += [run_tests(instance, patch, repos_dir=repos_dir, settings=settings, envs=envs)
-                     for _ in range(reruns)]
+            runs += [
+                run_tests(instance, patch, repos_dir=repos_dir, settings=settings, envs=envs) for _ in range(reruns)
+            ]
         status, res, reward, tests_status = _grade(instance, first, settings)
-        log = first.log + "".join(f"\n---- rerun {n}: {len(r.statuses)} results, infra error: {r.infra_error}"
-                                  for n, r in enumerate(runs[1:], 1))
+        log = first.log + "".join(
+            f"\n---- rerun {n}: {len(r.statuses)} results, infra error: {r.infra_error}"
+            for n, r in enumerate(runs[1:], 1)
+        )
         result = GradeResult(
-            instance.instance_id, status, res, reward, tests_status, patch_applied=first.patch_applied,
-            apply_error=first.apply_error, error=first.infra_error, timed_out=first.timed_out,
-            reverted_files=first.reverted_files, tampering=first.tampering, flaky_tests=_flaky(runs),
-            sandbox=first.sandbox, seconds=round(sum(r.seconds for r in runs), 3),
-            model_name_or_path=model_name_or_path, log=log,
+            instance.instance_id,
+            status,
+            res,
+            reward,
+            tests_status,
+            patch_applied=first.patch_applied,
+            apply_error=first.apply_error,
+            error=first.infra_error,
+            timed_out=first.timed_out,
+            reverted_files=first.reverted_files,
+            tampering=first.tampering,
+            flaky_tests=_flaky(runs),
+            sandbox=first.sandbox,
+            seconds=round(sum(r.seconds for r in runs), 3),
+            model_name_or_path=model_name_or_path,
+            log=log,
         )
     if cache is not None:
         cache.put(key, result)

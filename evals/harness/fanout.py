@@ -42,8 +42,13 @@ def evaluate_one(job: EvalJob):
     """The unit of work: the harness grades one patch (never raises: a harness failure is that instance's error)."""
     from evals.harness import evaluate
 
-    return evaluate(job.instance, job.prediction.model_patch, repos_dir=job.repos_dir, settings=job.settings,
-                    model_name_or_path=job.prediction.model_name_or_path)
+    return evaluate(
+        job.instance,
+        job.prediction.model_patch,
+        repos_dir=job.repos_dir,
+        settings=job.settings,
+        model_name_or_path=job.prediction.model_name_or_path,
+    )
 
 
 def _write(path: Path, text: str) -> None:
@@ -52,9 +57,15 @@ def _write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def evaluate_instances(instances: Iterable[Instance], predictions: Iterable[Prediction], *,
-                       repos_dir: str | Path | None, out_dir: str | Path, settings: HarnessSettings,
-                       mapper: Mapper):
+def evaluate_instances(
+    instances: Iterable[Instance],
+    predictions: Iterable[Prediction],
+    *,
+    repos_dir: str | Path | None,
+    out_dir: str | Path,
+    settings: HarnessSettings,
+    mapper: Mapper,
+):
     """Grade every prediction whose instance is known, one unit of work per instance through `mapper`; write the
     reports as `run_evaluation` does and return its `RunReport` (same fields, same order of ids)."""
     from evals.harness.run import finish_report, instance_dir_name
@@ -64,8 +75,11 @@ def evaluate_instances(instances: Iterable[Instance], predictions: Iterable[Pred
     out.mkdir(parents=True, exist_ok=True)
     by_id = {i.instance_id: i for i in instances}
     preds = {p.instance_id: p for p in predictions}
-    jobs = [EvalJob(by_id[iid], preds[iid], str(repos_dir) if repos_dir else None, settings)
-            for iid in by_id if iid in preds]
+    jobs = [
+        EvalJob(by_id[iid], preds[iid], str(repos_dir) if repos_dir else None, settings)
+        for iid in by_id
+        if iid in preds
+    ]
     results = {}
     for job, result in zip(jobs, mapper(evaluate_one, jobs)):
         d = out / instance_dir_name(job.instance.instance_id)

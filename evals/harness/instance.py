@@ -48,14 +48,25 @@ class EnvSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    pip_packages: list[str] = Field(default_factory=list, description=(
-        "Arguments of one `pip install`, in order: requirement strings (`attrs==23.1.0`), local wheels / sdists / "
-        "project folders by absolute path, and pip options (`--find-links=/abs/dir`, `--no-build-isolation`)."))
-    install: str | None = Field(None, description=(
-        "Shell command run in a copy of the checkout at base_commit after the pip install, with the venv's bin first "
-        "on PATH (e.g. `pip install --no-deps -e .`)."))
-    python: str | None = Field(None, description="Python version the repository needs ('3.11', '3.11.7'); it must "
-                               "match the harness's Python (the venv is made from it), else the build fails.")
+    pip_packages: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Arguments of one `pip install`, in order: requirement strings (`attrs==23.1.0`), local wheels / sdists / "
+            "project folders by absolute path, and pip options (`--find-links=/abs/dir`, `--no-build-isolation`)."
+        ),
+    )
+    install: str | None = Field(
+        None,
+        description=(
+            "Shell command run in a copy of the checkout at base_commit after the pip install, with the venv's bin first "
+            "on PATH (e.g. `pip install --no-deps -e .`)."
+        ),
+    )
+    python: str | None = Field(
+        None,
+        description="Python version the repository needs ('3.11', '3.11.7'); it must "
+        "match the harness's Python (the venv is made from it), else the build fails.",
+    )
 
 
 class Instance(BaseModel):

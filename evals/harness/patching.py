@@ -24,8 +24,18 @@ from evals.harness.environment import GitSource
 from evals.harness.paths import UnsafePath, check_rel, through_symlink
 from evals.harness.searchreplace import SearchReplaceError, apply_edits, is_search_replace, parse_edits
 
-__all__ = ["ApplyResult", "UnsafePath", "apply_patch", "check_rel", "diff_paths", "file_state", "patch_paths",
-           "safe_restore", "safe_write", "through_symlink"]
+__all__ = [
+    "ApplyResult",
+    "UnsafePath",
+    "apply_patch",
+    "check_rel",
+    "diff_paths",
+    "file_state",
+    "patch_paths",
+    "safe_restore",
+    "safe_write",
+    "through_symlink",
+]
 
 
 @dataclass(frozen=True)
@@ -86,7 +96,11 @@ def diff_paths(patch: str) -> list[str]:
                 paths.append(p)
         for prefix in ("--- ", "+++ ", "rename from ", "rename to ", "copy from ", "copy to "):
             if line.startswith(prefix):
-                p = _strip_prefix(line[len(prefix):]) if prefix in ("--- ", "+++ ") else _unquote(line[len(prefix):].strip())
+                p = (
+                    _strip_prefix(line[len(prefix) :])
+                    if prefix in ("--- ", "+++ ")
+                    else _unquote(line[len(prefix) :].strip())
+                )
                 if p and p not in paths:
                     paths.append(p)
         i += 1
@@ -172,11 +186,18 @@ def file_state(copy_dir: Path, rel: str) -> tuple | None:
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[bool, str]:
     # No repository above or in the copy is ever discovered, and no user/system git config applies.
-    full_env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(cwd.parent), "GIT_CONFIG_NOSYSTEM": "1",
-                "GIT_CONFIG_GLOBAL": os.devnull, "LC_ALL": "C", **(env or {})}
+    full_env = {
+        **os.environ,
+        "GIT_CEILING_DIRECTORIES": str(cwd.parent),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "LC_ALL": "C",
+        **(env or {}),
+    }
     try:
-        r = subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=120,
-                           stdin=subprocess.DEVNULL)
+        r = subprocess.run(
+            cmd, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return False, str(exc)
     return r.returncode == 0, (r.stdout + r.stderr).strip()
@@ -185,7 +206,9 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[
 def _three_way(copy_dir: Path, patch_file: Path, source: GitSource, scratch: Path) -> tuple[bool, str]:
     # A private index and object store on top of the repository's objects: the repository is never written.
     env = {
-        "GIT_DIR": str(source.git_dir), "GIT_WORK_TREE": str(copy_dir), "GIT_INDEX_FILE": str(scratch / "index"),
+        "GIT_DIR": str(source.git_dir),
+        "GIT_WORK_TREE": str(copy_dir),
+        "GIT_INDEX_FILE": str(scratch / "index"),
         "GIT_OBJECT_DIRECTORY": str(scratch / "objects"),
         "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(Path(source.git_dir).resolve() / "objects"),
     }
@@ -193,7 +216,9 @@ def _three_way(copy_dir: Path, patch_file: Path, source: GitSource, scratch: Pat
     ok, out = _run(["git", "-c", "safe.directory=*", "read-tree", source.commit], copy_dir, env)
     if ok:
         _run(["git", "-c", "safe.directory=*", "update-index", "-q", "--refresh"], copy_dir, env)
-        ok, out = _run(["git", "-c", "safe.directory=*", "apply", "--verbose", "--3way", str(patch_file)], copy_dir, env)
+        ok, out = _run(
+            ["git", "-c", "safe.directory=*", "apply", "--verbose", "--3way", str(patch_file)], copy_dir, env
+        )
     return ok, out
 
 
@@ -226,15 +251,37 @@ def apply_patch(copy_dir: Path, patch: str, *, base_dir: Path, source: GitSource
     with tempfile.TemporaryDirectory(prefix="postgame-apply-") as tmp:
         scratch = Path(tmp)
         patch_file = scratch / "patch.diff"
-        patch_file.write_text(patch if patch.endswith("\n") else patch + "\n", encoding="utf-8", errors="surrogateescape")
+        patch_file.write_text(
+            patch if patch.endswith("\n") else patch + "\n", encoding="utf-8", errors="surrogateescape"
+        )
         attempts: list[tuple[str, Callable[[], tuple[bool, str]]]] = [
-            ("git apply", lambda: _run(["git", "apply", "--verbose", "--whitespace=nowarn", str(patch_file)], copy_dir)),
+            (
+                "git apply",
+                lambda: _run(["git", "apply", "--verbose", "--whitespace=nowarn", str(patch_file)], copy_dir),
+            ),
         ]
         if source is not None:
             attempts.append(("git apply --3way", lambda: _three_way(copy_dir, patch_file, source, scratch)))
-        attempts.append(("patch --fuzz", lambda: _run(
-            ["patch", "--batch", "--forward", "--fuzz=5", "-p1", "--unified", "--no-backup-if-mismatch", "--reject-file=-",
-             "-i", str(patch_file)], copy_dir)))
+        attempts.append(
+            (
+                "patch --fuzz",
+                lambda: _run(
+                    [
+                        "patch",
+                        "--batch",
+                        "--forward",
+                        "--fuzz=5",
+                        "-p1",
+                        "--unified",
+                        "--no-backup-if-mismatch",
+                        "--reject-file=-",
+                        "-i",
+                        str(patch_file),
+                    ],
+                    copy_dir,
+                ),
+            )
+        )
         for method, attempt in attempts:
             ok, out = attempt()
             log.append(f"$ {method}: {'ok' if ok else 'failed'}\n{out}")

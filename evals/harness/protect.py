@@ -91,7 +91,9 @@ def declared_plugins(base_dir: Path) -> frozenset[str]:
             except (SyntaxError, ValueError, OSError):
                 continue
             for node in ast.walk(tree):
-                if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "pytest_plugins" for t in node.targets):
+                if isinstance(node, ast.Assign) and any(
+                    getattr(t, "id", None) == "pytest_plugins" for t in node.targets
+                ):
                     try:
                         value = ast.literal_eval(node.value)
                     except ValueError:
@@ -140,8 +142,9 @@ def _reason(rel: str, base: Path, copy: Path) -> str | None:
     return None
 
 
-def protect_grader(copy: Path, base: Path, model_paths: list[str] | tuple[str, ...],
-                   test_patch_paths: list[str] | tuple[str, ...] = ()) -> list[Reverted]:
+def protect_grader(
+    copy: Path, base: Path, model_paths: list[str] | tuple[str, ...], test_patch_paths: list[str] | tuple[str, ...] = ()
+) -> list[Reverted]:
     """Revert the model's changes to protected files; reset the test patch's files. Returns what was reverted."""
     reverted: list[Reverted] = []
     for rel in model_paths:

@@ -130,8 +130,10 @@ def env_key(spec: EnvSpec, checkout: str) -> str:
 def check_python(spec: EnvSpec) -> None:
     have = platform.python_version()
     if spec.python and not (have == spec.python or have.startswith(spec.python + ".")):
-        raise EnvBuildError(f"env_spec.python {spec.python!r} does not match the harness's Python {have}: "
-                            "run the harness with that Python")
+        raise EnvBuildError(
+            f"env_spec.python {spec.python!r} does not match the harness's Python {have}: "
+            "run the harness with that Python"
+        )
 
 
 @contextmanager
@@ -171,8 +173,9 @@ def ensure_env(instance: Instance, base: Path, settings: HarnessSettings, cache:
     return final
 
 
-def _build(instance: Instance, spec: EnvSpec, key: str, base: Path, final: Path, settings: HarnessSettings,
-           notes: list[str]) -> None:
+def _build(
+    instance: Instance, spec: EnvSpec, key: str, base: Path, final: Path, settings: HarnessSettings, notes: list[str]
+) -> None:
     scratch = Path(tempfile.mkdtemp(prefix=f".build-{key[:12]}-", dir=final.parent))
     try:
         venv, tmp, src = scratch / "venv", scratch / "tmp", scratch / "src"
@@ -194,30 +197,57 @@ def _build(instance: Instance, spec: EnvSpec, key: str, base: Path, final: Path,
                 binds.append((str(hit[1]), str(hit[1]), False))
                 pip_args.append(arg)
         python = f"{SANDBOX_ENV}/bin/python"
-        steps = [{"argv": [getattr(sys, "_base_executable", sys.executable), "-m", "venv", SANDBOX_ENV],
-                  "cwd": _BUILD_TMP}]
+        steps = [
+            {"argv": [getattr(sys, "_base_executable", sys.executable), "-m", "venv", SANDBOX_ENV], "cwd": _BUILD_TMP}
+        ]
         if pip_args:
             pip = [python, "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--no-cache-dir"]
-            steps.append({"argv": pip + ([] if settings.env_build_network else ["--no-index"]) + pip_args,
-                          "cwd": _BUILD_TMP})
+            steps.append(
+                {"argv": pip + ([] if settings.env_build_network else ["--no-index"]) + pip_args, "cwd": _BUILD_TMP}
+            )
         if spec.install:
             steps.append({"argv": ["/bin/sh", "-c", spec.install], "cwd": "/testbed"})
-        build_settings = settings.model_copy(update={
-            "timeout_s": settings.env_build_timeout_s, "cpu_time_s": 0,
-            "file_size_mb": max(settings.file_size_mb, 4096), "memory_mb": max(settings.memory_mb, 4096)})
-        plan = {"limits": sandbox.rlimits(build_settings, with_nproc=True), "steps": steps, "venv": SANDBOX_ENV,
-                "pth": sysconfig.get_paths()["purelib"]}
-        argv = [getattr(sys, "_base_executable", sys.executable), "-I", "-B", f"{SANDBOX_TOOLS}/pg_envbuild.py",
-                "--plan", json.dumps(plan)]
+        build_settings = settings.model_copy(
+            update={
+                "timeout_s": settings.env_build_timeout_s,
+                "cpu_time_s": 0,
+                "file_size_mb": max(settings.file_size_mb, 4096),
+                "memory_mb": max(settings.memory_mb, 4096),
+            }
+        )
+        plan = {
+            "limits": sandbox.rlimits(build_settings, with_nproc=True),
+            "steps": steps,
+            "venv": SANDBOX_ENV,
+            "pth": sysconfig.get_paths()["purelib"],
+        }
+        argv = [
+            getattr(sys, "_base_executable", sys.executable),
+            "-I",
+            "-B",
+            f"{SANDBOX_TOOLS}/pg_envbuild.py",
+            "--plan",
+            json.dumps(plan),
+        ]
         extra_env = {"TMPDIR": _BUILD_TMP, "HOME": _BUILD_TMP, "VIRTUAL_ENV": SANDBOX_ENV}
         if settings.env_build_network:
             extra_env.update({k: v for k, v in os.environ.items() if _PIP_ENV.match(k)})
         log_path = scratch / "build.log"
         fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            result = sandbox.run(argv, mode="bwrap", copy_dir=testbed, home_dir=tmp, stdout_fd=fd, pass_fds=(),
-                                 settings=build_settings, binds=tuple(binds), network=settings.env_build_network,
-                                 bin_dir=f"{SANDBOX_ENV}/bin", extra_env=extra_env)
+            result = sandbox.run(
+                argv,
+                mode="bwrap",
+                copy_dir=testbed,
+                home_dir=tmp,
+                stdout_fd=fd,
+                pass_fds=(),
+                settings=build_settings,
+                binds=tuple(binds),
+                network=settings.env_build_network,
+                bin_dir=f"{SANDBOX_ENV}/bin",
+                extra_env=extra_env,
+            )
         finally:
             os.close(fd)
         log = log_path.read_text(errors="replace")
@@ -230,9 +260,11 @@ def _build(instance: Instance, spec: EnvSpec, key: str, base: Path, final: Path,
             else:
                 what = f"the build sandbox exited {result.returncode}"
             tail = "\n".join(log.strip().splitlines()[-25:])
-            raise EnvBuildError(f"environment build for instance {instance.instance_id!r} failed: {what} "
-                                f"(network {'on' if settings.env_build_network else 'off: eval.env_build_network'});"
-                                f" log tail:\n{tail}")
+            raise EnvBuildError(
+                f"environment build for instance {instance.instance_id!r} failed: {what} "
+                f"(network {'on' if settings.env_build_network else 'off: eval.env_build_network'});"
+                f" log tail:\n{tail}"
+            )
         notes.append(f"environment {key[:12]}: build log tail:\n" + "\n".join(log.strip().splitlines()[-5:]))
         os.rename(venv, final)
     finally:
@@ -254,8 +286,13 @@ def _publish(cache: EnvCache, key: str, final: Path, instance: Instance, spec: E
         data = pack(final)
         sha = hashlib.sha256(data).hexdigest()
         cache.store.put(f"{cache.store_prefix}/{sha}.tar.gz", data)
-        index = {"key": key, "sha256": sha, "spec": spec.model_dump(mode="json"), "python": python_id(),
-                 "first_instance": instance.instance_id}
+        index = {
+            "key": key,
+            "sha256": sha,
+            "spec": spec.model_dump(mode="json"),
+            "python": python_id(),
+            "first_instance": instance.instance_id,
+        }
         cache.store.put(f"{cache.store_prefix}/by-key/{key}.json", json.dumps(index, indent=1).encode())
         notes.append(f"environment {key[:12]}: stored as {cache.store.url(f'{cache.store_prefix}/{sha}.tar.gz')}")
     except Exception as exc:  # noqa: BLE001 - the local copy serves this run; a store outage must not fail it

@@ -92,13 +92,21 @@ def parse_records(data: bytes, token: str) -> ParsedResults:
             pass
         elif event == "collect_error":
             collect_errors[str(rec.get("nodeid"))] = str(rec.get("longrepr", ""))
-        elif event == "report" and isinstance(rec.get("nodeid"), str) and rec.get("subtest") is True \
-                and rec.get("when") == "call":
+        elif (
+            event == "report"
+            and isinstance(rec.get("nodeid"), str)
+            and rec.get("subtest") is True
+            and rec.get("when") == "call"
+        ):
             subtests.setdefault(rec["nodeid"], []).append(str(rec.get("outcome")))
             if rec.get("outcome") not in ("passed", "skipped"):
                 failed_subtests.setdefault(rec["nodeid"], []).append(str(rec.get("label", "")))
             reports.setdefault(rec["nodeid"], {})
-        elif event == "report" and isinstance(rec.get("nodeid"), str) and rec.get("when") in ("setup", "call", "teardown"):
+        elif (
+            event == "report"
+            and isinstance(rec.get("nodeid"), str)
+            and rec.get("when") in ("setup", "call", "teardown")
+        ):
             phases = reports.setdefault(rec["nodeid"], {})
             if rec["when"] in phases:
                 tampering.append(f"{rec['nodeid']} {rec['when']} reported twice")

@@ -39,26 +39,47 @@ def completion_text(completion: Any) -> str:
     return str(completion or "")
 
 
-def make_reward_fn(instances_by_id: Mapping[str, Instance], *, repos_dir: str | Path | None,
-                   settings: HarnessSettings, cache: GradeCache | None = None) -> RewardFn:
-    cache = cache if cache is not None else GradeCache(Path(settings.cache_dir) / "grades" if settings.cache_dir else None)
+def make_reward_fn(
+    instances_by_id: Mapping[str, Instance],
+    *,
+    repos_dir: str | Path | None,
+    settings: HarnessSettings,
+    cache: GradeCache | None = None,
+) -> RewardFn:
+    cache = (
+        cache if cache is not None else GradeCache(Path(settings.cache_dir) / "grades" if settings.cache_dir else None)
+    )
     workers = settings.workers or os.cpu_count() or 1
 
-    def swe_reward(prompts: list[Any] | None = None, completions: list[Any] | None = None,
-                   instance_id: list[str] | None = None, **columns: Any) -> list[float | None]:
+    def swe_reward(
+        prompts: list[Any] | None = None,
+        completions: list[Any] | None = None,
+        instance_id: list[str] | None = None,
+        **columns: Any,
+    ) -> list[float | None]:
         completions = list(completions or [])
         ids = list(instance_id or [])
         if len(ids) != len(completions):
-            raise ValueError(f"swe_reward needs one instance_id per completion: got {len(ids)} ids for "
-                             f"{len(completions)} completions (is `instance_id` a dataset column?)")
+            raise ValueError(
+                f"swe_reward needs one instance_id per completion: got {len(ids)} ids for "
+                f"{len(completions)} completions (is `instance_id` a dataset column?)"
+            )
         from evals.prompts import extract_patch
 
         patches = [extract_patch(completion_text(c)) for c in completions]
         unique = list(dict.fromkeys((i, p) for i, p in zip(ids, patches) if i in instances_by_id))
         with ThreadPoolExecutor(max_workers=max(1, min(workers, len(unique) or 1))) as pool:
-            graded = dict(zip(unique, pool.map(
-                lambda key: evaluate(instances_by_id[key[0]], key[1], repos_dir=repos_dir, settings=settings,
-                                     cache=cache), unique)))
+            graded = dict(
+                zip(
+                    unique,
+                    pool.map(
+                        lambda key: evaluate(
+                            instances_by_id[key[0]], key[1], repos_dir=repos_dir, settings=settings, cache=cache
+                        ),
+                        unique,
+                    ),
+                )
+            )
         return [graded[(i, p)].reward if (i, p) in graded else None for i, p in zip(ids, patches)]
 
     swe_reward.__name__ = "swe_reward"

@@ -95,13 +95,24 @@ def _progress(total: int, enabled: bool):
         from tqdm import tqdm
     except ImportError:
         return None
-    return tqdm(total=total, desc="eval", unit="inst", file=sys.stderr, dynamic_ncols=True, disable=None)  # off if no TTY
+    return tqdm(
+        total=total, desc="eval", unit="inst", file=sys.stderr, dynamic_ncols=True, disable=None
+    )  # off if no TTY
 
 
-def run_evaluation(instances: Iterable[Instance], predictions: Iterable[Prediction], *, repos_dir: str | Path | None,
-                   out_dir: str | Path, settings: HarnessSettings, workers: int | None = None,
-                   reruns: int | None = None, progress: bool = True, cache: GradeCache | None = None,
-                   envs: EnvCache | None = None) -> RunReport:
+def run_evaluation(
+    instances: Iterable[Instance],
+    predictions: Iterable[Prediction],
+    *,
+    repos_dir: str | Path | None,
+    out_dir: str | Path,
+    settings: HarnessSettings,
+    workers: int | None = None,
+    reruns: int | None = None,
+    progress: bool = True,
+    cache: GradeCache | None = None,
+    envs: EnvCache | None = None,
+) -> RunReport:
     """Grade every prediction whose instance is known; write the reports; return the run report.
 
     `workers` and `reruns` default to the settings (`workers: 0` = one per core). `envs` keeps per-repository
@@ -122,14 +133,23 @@ def run_evaluation(instances: Iterable[Instance], predictions: Iterable[Predicti
         try:
             d.mkdir(parents=True, exist_ok=True)
             _write(d / "patch.diff", pred.model_patch)
-            result = evaluate(instance, pred.model_patch, repos_dir=repos_dir, settings=settings, cache=cache,
-                              reruns=reruns, model_name_or_path=pred.model_name_or_path, envs=envs)
+            result = evaluate(
+                instance,
+                pred.model_patch,
+                repos_dir=repos_dir,
+                settings=settings,
+                cache=cache,
+                reruns=reruns,
+                model_name_or_path=pred.model_name_or_path,
+                envs=envs,
+            )
             _write(d / "test_output.txt", result.log)
             _write(d / "report.json", json.dumps({instance.instance_id: result.to_report()}, indent=2))
             return result
         except Exception as exc:  # noqa: BLE001 - disk errors and the like: this instance's error, not the batch's
-            return error_result(instance.instance_id, f"{type(exc).__name__}: {exc} (logs: {d})",
-                                pred.model_name_or_path)
+            return error_result(
+                instance.instance_id, f"{type(exc).__name__}: {exc} (logs: {d})", pred.model_name_or_path
+            )
 
     bar = _progress(len(jobs), progress)
     with ThreadPoolExecutor(max_workers=n_workers, thread_name_prefix="eval") as pool:
@@ -145,8 +165,9 @@ def run_evaluation(instances: Iterable[Instance], predictions: Iterable[Predicti
     return finish_report(by_id, preds, results, settings, start, out)
 
 
-def finish_report(by_id: dict, preds: dict, results: dict, settings: HarnessSettings, start: float,
-                  out: Path) -> RunReport:
+def finish_report(
+    by_id: dict, preds: dict, results: dict, settings: HarnessSettings, start: float, out: Path
+) -> RunReport:
     """The run report of graded `results` (SWE-bench's shape), written to `out/report.json`; shared by every way of
     running a batch (threads here, a mapper over a task runner in `evals.harness.fanout`)."""
     from evals.harness.sandbox import choose_mode

@@ -147,8 +147,15 @@ def sandbox_env(home: str, *, plugin_autoload: bool = False, bin_dir: str | None
     plugins the repository under test never asked for, and discovering them is ~20% of a short run's CPU.
     `bin_dir` (a per-repository environment's `bin`) comes first on PATH."""
     path = f"{bin_dir or Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
-    env = {"PATH": path, "HOME": home, "USER": SANDBOX_USER, "LOGNAME": SANDBOX_USER, "LANG": "C.UTF-8",
-           "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp" if home == "/tmp" else home}
+    env = {
+        "PATH": path,
+        "HOME": home,
+        "USER": SANDBOX_USER,
+        "LOGNAME": SANDBOX_USER,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TMPDIR": "/tmp" if home == "/tmp" else home,
+    }
     if not plugin_autoload:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return env
@@ -157,29 +164,66 @@ def sandbox_env(home: str, *, plugin_autoload: bool = False, bin_dir: str | None
 Bind = tuple[str, str, bool]  # (host path, path inside, writable)
 
 
-def bwrap_args(settings: HarnessSettings, copy_dir: Path, env: dict[str, str], *, disable_userns: bool = True,
-               binds: tuple[Bind, ...] = (), network: bool = False) -> list[str]:
+def bwrap_args(
+    settings: HarnessSettings,
+    copy_dir: Path,
+    env: dict[str, str],
+    *,
+    disable_userns: bool = True,
+    binds: tuple[Bind, ...] = (),
+    network: bool = False,
+) -> list[str]:
     """bubblewrap's flags. `binds` are extra folders or files (a per-repository environment, read-only for test runs);
     `network` shares the host's network (environment builds only, when `eval.env_build_network` allows it)."""
     tmp = settings.tmp_size_mb * _MB
     args = [
-        "bwrap", "--unshare-all", *(["--share-net"] if network else []), "--unshare-user",
+        "bwrap",
+        "--unshare-all",
+        *(["--share-net"] if network else []),
+        "--unshare-user",
         *(["--disable-userns"] if disable_userns else []),
-        "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-        "--hostname", "sandbox",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_UID),
+        "--hostname",
+        "sandbox",
         *_root_links(),
-        "--ro-bind", str(_build_etc() if network else _synthetic_etc()), "/etc",
+        "--ro-bind",
+        str(_build_etc() if network else _synthetic_etc()),
+        "/etc",
     ]
     if network and Path("/etc/ssl").is_dir():
         args += ["--ro-bind", "/etc/ssl", "/etc/ssl"]
     args += [
-        "--ro-bind", str(TOOLS_DIR), SANDBOX_TOOLS,
-        "--bind", str(copy_dir), SANDBOX_TESTBED,
-        "--proc", "/proc",
-        "--dev", "/dev",
-        "--perms", "1777", "--size", str(max(tmp // 4, _MB)), "--tmpfs", "/dev/shm",
-        "--remount-ro", "/dev",
-        "--perms", "1777", "--size", str(tmp), "--tmpfs", "/tmp",
+        "--ro-bind",
+        str(TOOLS_DIR),
+        SANDBOX_TOOLS,
+        "--bind",
+        str(copy_dir),
+        SANDBOX_TESTBED,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--perms",
+        "1777",
+        "--size",
+        str(max(tmp // 4, _MB)),
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+        "--perms",
+        "1777",
+        "--size",
+        str(tmp),
+        "--tmpfs",
+        "/tmp",
     ]
     # After the private /tmp: a Python (venv) that lives under /tmp, as in a CI clone there, must not be hidden by it.
     for d in _python_dirs():
@@ -187,8 +231,10 @@ def bwrap_args(settings: HarnessSettings, copy_dir: Path, env: dict[str, str], *
     for src, dest, writable in binds:
         args += ["--bind" if writable else "--ro-bind", src, dest]
     args += [
-        "--remount-ro", "/",
-        "--chdir", SANDBOX_TESTBED,
+        "--remount-ro",
+        "/",
+        "--chdir",
+        SANDBOX_TESTBED,
         "--clearenv",
     ]
     for key, value in env.items():
@@ -227,8 +273,9 @@ def probe(settings: HarnessSettings | None = None) -> Probe:
                 else:
                     _probe = Probe(ok, "" if ok else f"bwrap does not work here: {reason}")
             if not _probe.bwrap_ok:
-                log.warning("%s; test runs fall back to rlimits (no file-system, network or secret isolation)",
-                            _probe.reason)
+                log.warning(
+                    "%s; test runs fall back to rlimits (no file-system, network or secret isolation)", _probe.reason
+                )
     return _probe
 
 
@@ -238,7 +285,9 @@ def choose_mode(settings: HarnessSettings) -> tuple[Mode | None, str]:
         return "rlimits", "sandbox: rlimits (configured): no file-system, network or secret isolation"
     p = probe(settings)
     if p.bwrap_ok:
-        return "bwrap", "sandbox: bwrap" + ("" if p.disable_userns else " (bubblewrap < 0.8: nested user namespaces allowed)")
+        return "bwrap", "sandbox: bwrap" + (
+            "" if p.disable_userns else " (bubblewrap < 0.8: nested user namespaces allowed)"
+        )
     if settings.sandbox == "bwrap":
         return None, p.reason
     return "rlimits", f"sandbox: rlimits (fallback: {p.reason}); no file-system, network or secret isolation"
@@ -279,12 +328,14 @@ def run(
     environment's folder, the build's network, its `bin` first on PATH, pip's settings for a build.
     Raises OSError when the sandbox itself cannot be set up (cgroup creation, exec failure): infrastructure.
     """
-    env = sandbox_env("/tmp" if mode == "bwrap" else str(home_dir), plugin_autoload=settings.pytest_plugin_autoload,
-                      bin_dir=bin_dir)
+    env = sandbox_env(
+        "/tmp" if mode == "bwrap" else str(home_dir), plugin_autoload=settings.pytest_plugin_autoload, bin_dir=bin_dir
+    )
     env.update(extra_env or {})
     if mode == "bwrap":
-        flags = bwrap_args(settings, copy_dir, env, disable_userns=probe(settings).disable_userns, binds=binds,
-                           network=network)
+        flags = bwrap_args(
+            settings, copy_dir, env, disable_userns=probe(settings).disable_userns, binds=binds, network=network
+        )
         cmd, popen_env, cwd = flags + argv, {"PATH": "/usr/bin:/bin"}, None
     else:
         cmd, popen_env, cwd = list(argv), env, str(copy_dir)
@@ -297,8 +348,14 @@ def run(
     timed_out = False
     try:
         proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=stdout_fd, stderr=stdout_fd, pass_fds=pass_fds,
-            env=popen_env, cwd=cwd, start_new_session=True,
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout_fd,
+            stderr=stdout_fd,
+            pass_fds=pass_fds,
+            env=popen_env,
+            cwd=cwd,
+            start_new_session=True,
         )
         try:
             proc.wait(timeout=settings.timeout_s)

@@ -47,7 +47,7 @@ def _clean_path(line: str) -> str:
     path = line.strip().strip("`*").strip()
     for prefix in ("# ", "File: ", "file: ", "Path: ", "path: "):
         if path.startswith(prefix):
-            path = path[len(prefix):].strip()
+            path = path[len(prefix) :].strip()
     return path.rstrip(":").strip()
 
 
@@ -121,13 +121,13 @@ def replace_once(content: str, search: str, replace: str) -> str | None:
         out = []
         for line in new:
             if line.strip() and line.startswith(want):
-                line = have + line[len(want):]
+                line = have + line[len(want) :]
             out.append(line)
         new = out
     tail = hay[start + len(needle) - 1]
     newline = "\n" if tail.endswith("\n") else ""
     body = "\n".join(new) + (newline if new else "")
-    return "".join(hay[:start]) + body + "".join(hay[start + len(needle):])
+    return "".join(hay[:start]) + body + "".join(hay[start + len(needle) :])
 
 
 def apply_edits(root: Path, edits: list[Edit], *, write: Callable[[Path, str, bytes], None]) -> None:

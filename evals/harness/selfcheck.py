@@ -50,8 +50,9 @@ def check_instance(instance: Instance, *, repos_dir: str | Path | None, settings
     return check
 
 
-def check_instances(instances: list[Instance], *, repos_dir: str | Path | None, settings: HarnessSettings,
-                    workers: int | None = None) -> list[InstanceCheck]:
+def check_instances(
+    instances: list[Instance], *, repos_dir: str | Path | None, settings: HarnessSettings, workers: int | None = None
+) -> list[InstanceCheck]:
     n = max(1, workers or settings.workers or os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=n) as pool:
         return list(pool.map(lambda i: check_instance(i, repos_dir=repos_dir, settings=settings), instances))

@@ -63,7 +63,9 @@ def pytest_args(instance: Instance, test_files: list[str]) -> list[str]:
             return words[3:]
         if exe in ("pytest", "py.test"):
             return words[1:]
-        raise UnsupportedTestCommand(f"test_cmd {instance.test_cmd!r} is not a pytest command (python -m pytest ... / pytest ...)")
+        raise UnsupportedTestCommand(
+            f"test_cmd {instance.test_cmd!r} is not a pytest command (python -m pytest ... / pytest ...)"
+        )
     return ["-rA", *test_files]
 
 
@@ -97,8 +99,11 @@ def _is_roomy_tmpfs(path: Path) -> bool:
 
 def _test_files(copy: Path, test_patch_paths: list[str]) -> list[str]:
     """The test patch's Python test files that exist once it is applied (SWE-bench's test directives)."""
-    return [p for p in test_patch_paths
-            if p.endswith(".py") and os.path.basename(p) != "conftest.py" and (copy / p).is_file()]
+    return [
+        p
+        for p in test_patch_paths
+        if p.endswith(".py") and os.path.basename(p) != "conftest.py" and (copy / p).is_file()
+    ]
 
 
 def _tail(path: Path, limit: int) -> str:
@@ -114,8 +119,15 @@ def _tail(path: Path, limit: int) -> str:
     return text if size <= limit else f"[... {size - limit} bytes cut ...]\n{text}"
 
 
-def run_tests(instance: Instance, patch: str, *, repos_dir: str | Path | None, settings: HarnessSettings,
-              apply_test_patch: bool = True, envs: EnvCache | None = None) -> TestRun:
+def run_tests(
+    instance: Instance,
+    patch: str,
+    *,
+    repos_dir: str | Path | None,
+    settings: HarnessSettings,
+    apply_test_patch: bool = True,
+    envs: EnvCache | None = None,
+) -> TestRun:
     """One sandboxed run. `envs` keeps per-repository environments (instances with `env_spec`); default: the
     process-wide cache under `settings.cache_dir`, without a store."""
     start = time.monotonic()
@@ -137,8 +149,16 @@ def run_tests(instance: Instance, patch: str, *, repos_dir: str | Path | None, s
     return run
 
 
-def _run_tests(instance: Instance, patch: str, repos_dir: Path | None, settings: HarnessSettings,
-               apply_test_patch: bool, run: TestRun, notes: list[str], envs: EnvCache | None) -> None:
+def _run_tests(
+    instance: Instance,
+    patch: str,
+    repos_dir: Path | None,
+    settings: HarnessSettings,
+    apply_test_patch: bool,
+    run: TestRun,
+    notes: list[str],
+    envs: EnvCache | None,
+) -> None:
     mode, note = sandbox.choose_mode(settings)
     notes.append(note)
     if mode is None:
@@ -149,8 +169,10 @@ def _run_tests(instance: Instance, patch: str, repos_dir: Path | None, settings:
     env_dir = None
     if instance.env_spec is not None:
         if mode != "bwrap":
-            run.infra_error = (f"instance {instance.instance_id!r} has an env_spec: per-repository environments need "
-                               f"the bwrap sandbox, and this run is in {mode} mode")
+            run.infra_error = (
+                f"instance {instance.instance_id!r} has an env_spec: per-repository environments need "
+                f"the bwrap sandbox, and this run is in {mode} mode"
+            )
             return
         env_dir = ensure_env(instance, base, settings, envs or default_cache(settings), notes)
     workdir = Path(tempfile.mkdtemp(prefix="postgame-run-", dir=work_root(settings)))
@@ -188,8 +210,16 @@ def _run_tests(instance: Instance, patch: str, repos_dir: Path | None, settings:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _execute(mode: sandbox.Mode, copy: Path, workdir: Path, args: list[str], settings: HarnessSettings,
-             run: TestRun, notes: list[str], env_dir: Path | None = None) -> None:
+def _execute(
+    mode: sandbox.Mode,
+    copy: Path,
+    workdir: Path,
+    args: list[str],
+    settings: HarnessSettings,
+    run: TestRun,
+    notes: list[str],
+    env_dir: Path | None = None,
+) -> None:
     root = SANDBOX_TESTBED if mode == "bwrap" else str(copy)
     tools = SANDBOX_TOOLS if mode == "bwrap" else str(sandbox.TOOLS_DIR)
     home = workdir / "home"
@@ -204,15 +234,37 @@ def _execute(mode: sandbox.Mode, copy: Path, workdir: Path, args: list[str], set
     limits = sandbox.rlimits(settings, with_nproc=mode == "bwrap" or os.geteuid() != 0)
     pytest_argv = ["--rootdir", root, "-p", "no:cacheprovider", *args]
     python = f"{SANDBOX_ENV}/bin/python" if env_dir is not None else sys.executable
-    argv = [python, "-I", "-B", f"{tools}/pg_launch.py", "--fd", str(results_fd), "--token-fd", str(token_fd),
-            "--root", root, "--limits", json.dumps(limits), "--", *pytest_argv]
+    argv = [
+        python,
+        "-I",
+        "-B",
+        f"{tools}/pg_launch.py",
+        "--fd",
+        str(results_fd),
+        "--token-fd",
+        str(token_fd),
+        "--root",
+        root,
+        "--limits",
+        json.dumps(limits),
+        "--",
+        *pytest_argv,
+    ]
     run.command = ["python", "-m", "pytest", *pytest_argv]
     notes.append("$ " + shlex.join(run.command))
     try:
         binds: tuple[sandbox.Bind, ...] = ((str(env_dir), SANDBOX_ENV, False),) if env_dir is not None else ()
-        result = sandbox.run(argv, mode=mode, copy_dir=copy, home_dir=home, stdout_fd=output_fd,
-                             pass_fds=(results_fd, token_fd), settings=settings, binds=binds,
-                             bin_dir=f"{SANDBOX_ENV}/bin" if env_dir is not None else None)
+        result = sandbox.run(
+            argv,
+            mode=mode,
+            copy_dir=copy,
+            home_dir=home,
+            stdout_fd=output_fd,
+            pass_fds=(results_fd, token_fd),
+            settings=settings,
+            binds=binds,
+            bin_dir=f"{SANDBOX_ENV}/bin" if env_dir is not None else None,
+        )
     finally:
         for fd in (results_fd, output_fd, token_fd):
             os.close(fd)
@@ -227,7 +279,9 @@ def _execute(mode: sandbox.Mode, copy: Path, workdir: Path, args: list[str], set
         run.infra_error = f"the test runner did not start in the sandbox (exit code {result.returncode}): {last}"
         return
     if not parsed.finished:
-        notes.append("pytest did not reach its end (timed out, killed, crashed or exited early): every test counts as failed")
+        notes.append(
+            "pytest did not reach its end (timed out, killed, crashed or exited early): every test counts as failed"
+        )
     for nodeid, text in parsed.collect_errors.items():
         notes.append(f"collection error in {nodeid}: {text.strip().splitlines()[-1] if text.strip() else ''}")
     for nodeid, labels in parsed.failed_subtests.items():

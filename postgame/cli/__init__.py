@@ -25,17 +25,34 @@ import typer
 from postgame import runtime
 from postgame.errors import ConfigError, PostgameError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="postgame: continuous post-training of coding agents.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="postgame: continuous post-training of coding agents.",
+)
 
-COMMAND_MODULES = ("postgame.cli.stack", "postgame.cli.stages", "postgame.cli.operate", "postgame.cli.story",
-                   "postgame.cli.review", "postgame.cli.agent", "postgame.ingest.cli", "postgame.validate.cli",
-                   "evals.harness.cli", "evals.factory.cli", "models.bootstrap_cli")
+COMMAND_MODULES = (
+    "postgame.cli.stack",
+    "postgame.cli.stages",
+    "postgame.cli.operate",
+    "postgame.cli.story",
+    "postgame.cli.review",
+    "postgame.cli.agent",
+    "postgame.ingest.cli",
+    "postgame.validate.cli",
+    "evals.harness.cli",
+    "evals.factory.cli",
+    "models.bootstrap_cli",
+)
 
 
 @app.callback()
-def _root(config: str | None = typer.Option(None, "--config", help="Config YAML (default: $POSTGAME_CONFIG or "
-                                                                       "./postgame.yaml).")) -> None:
+def _root(
+    config: str | None = typer.Option(
+        None, "--config", help="Config YAML (default: $POSTGAME_CONFIG or ./postgame.yaml)."
+    ),
+) -> None:
     runtime.set_config_path(config)
     runtime.current_config()  # fail fast, before any command starts anything
 

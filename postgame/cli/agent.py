@@ -53,8 +53,9 @@ def _instances(path: Path):
 def _run(cfg, agent, instances, factory, repos: Path | None, out: Path, as_json: bool) -> None:
     from evals.agent.batch import run_episodes
 
-    report = run_episodes(instances, factory, agent=agent, harness=cfg.eval, repos_dir=repos, out_dir=out,
-                          runner=cfg.runner)
+    report = run_episodes(
+        instances, factory, agent=agent, harness=cfg.eval, repos_dir=repos, out_dir=out, runner=cfg.runner
+    )
     if as_json:
         echo_json({**report.to_dict(), "out": str(out)})
     else:
@@ -62,13 +63,15 @@ def _run(cfg, agent, instances, factory, repos: Path | None, out: Path, as_json:
         typer.echo(f"trajectories: {out / 'trajectories.jsonl'}; report: {out / 'report.json'}")
 
 
-def replay(instances: Path = typer.Option(..., "--instances", help="Instances (SWE-bench JSONL)."),
-           repos: Path | None = typer.Option(None, "--repos", help="Folder of <owner>__<name> git repositories."),
-           script: Path = typer.Option(..., "--script", help="Tool calls, one JSON object a line."),
-           out: Path = typer.Option(..., "--out", help="Output folder."),
-           tools: str | None = typer.Option(None, "--tools", help="'all' or a comma-separated list of tools."),
-           max_steps: int | None = typer.Option(None, "--max-steps", help="Override agent.max_steps."),
-           as_json: bool = typer.Option(False, "--json", help="Print the report as JSON.")) -> None:
+def replay(
+    instances: Path = typer.Option(..., "--instances", help="Instances (SWE-bench JSONL)."),
+    repos: Path | None = typer.Option(None, "--repos", help="Folder of <owner>__<name> git repositories."),
+    script: Path = typer.Option(..., "--script", help="Tool calls, one JSON object a line."),
+    out: Path = typer.Option(..., "--out", help="Output folder."),
+    tools: str | None = typer.Option(None, "--tools", help="'all' or a comma-separated list of tools."),
+    max_steps: int | None = typer.Option(None, "--max-steps", help="Override agent.max_steps."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
     """Play a script of tool calls as one episode per instance and grade each (debug an environment)."""
     from evals.agent.batch import load_script
 
@@ -80,15 +83,16 @@ def replay(instances: Path = typer.Option(..., "--instances", help="Instances (S
     _run(cfg, agent, _instances(instances), factory, repos, out, as_json)
 
 
-def run(instances: Path = typer.Option(..., "--instances", help="Instances (SWE-bench JSONL)."),
-        repos: Path | None = typer.Option(None, "--repos", help="Folder of <owner>__<name> git repositories."),
-        policy: str = typer.Option("champion", "--policy", help="champion, a registry version, or a checkpoint "
-                                                                "folder."),
-        out: Path = typer.Option(..., "--out", help="Output folder."),
-        tools: str | None = typer.Option(None, "--tools", help="'all' or a comma-separated list of tools."),
-        max_steps: int | None = typer.Option(None, "--max-steps", help="Override agent.max_steps."),
-        sample: bool = typer.Option(False, "--sample", help="Sample turns (policy.temperature) instead of greedy."),
-        as_json: bool = typer.Option(False, "--json", help="Print the report as JSON.")) -> None:
+def run(
+    instances: Path = typer.Option(..., "--instances", help="Instances (SWE-bench JSONL)."),
+    repos: Path | None = typer.Option(None, "--repos", help="Folder of <owner>__<name> git repositories."),
+    policy: str = typer.Option("champion", "--policy", help="champion, a registry version, or a checkpoint folder."),
+    out: Path = typer.Option(..., "--out", help="Output folder."),
+    tools: str | None = typer.Option(None, "--tools", help="'all' or a comma-separated list of tools."),
+    max_steps: int | None = typer.Option(None, "--max-steps", help="Override agent.max_steps."),
+    sample: bool = typer.Option(False, "--sample", help="Sample turns (policy.temperature) instead of greedy."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
     """Run a policy as an agent, one episode per instance, and grade each."""
     from models.agent import policy_factory
 

@@ -29,8 +29,10 @@ def _review(version: str, approve: bool, comment: str, as_json: bool) -> None:
         info = registry.get_version(cfg, version)
         state = info.tags.get("approval")
         if state != "pending" or "approval.at" in info.tags:
-            raise ReviewError(f"v{version} of {cfg.tracking.registered_model} is not awaiting approval "
-                              f"(approval = {state or 'unset'})")
+            raise ReviewError(
+                f"v{version} of {cfg.tracking.registered_model} is not awaiting approval "
+                f"(approval = {state or 'unset'})"
+            )
         by = registry.actor()
         answer = {"approve": approve, "comment": comment, "reviewer": by, "via": "cli"}
         flow_run_id = info.tags.get("approval.flow_run_id", "")
@@ -38,9 +40,15 @@ def _review(version: str, approve: bool, comment: str, as_json: bool) -> None:
         promotion = None if resumed else record_review(cfg, version, Review(approve, comment, by, "cli"))
     verdict = "approved" if approve else "rejected"
     if as_json:
-        echo_json({"version": version, "verdict": verdict, "resumed_flow_run": flow_run_id if resumed else None,
-                   "outcome": promotion.outcome if promotion else None,
-                   "champion_version": promotion.champion_version if promotion else None})
+        echo_json(
+            {
+                "version": version,
+                "verdict": verdict,
+                "resumed_flow_run": flow_run_id if resumed else None,
+                "outcome": promotion.outcome if promotion else None,
+                "champion_version": promotion.champion_version if promotion else None,
+            }
+        )
     elif resumed:
         typer.echo(f"v{version} {verdict}; resumed flow run {flow_run_id}, which records it and moves champion")
     else:
@@ -62,25 +70,35 @@ def _resume(cfg, flow_run_id: str, answer: dict) -> bool:
 
 
 @review_app.command("approve")
-def approve(version: str = typer.Argument(..., help="The model version awaiting approval."),
-            comment: str = typer.Option("", "--comment", help="Why (recorded on the version)."),
-            as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON.")) -> None:
+def approve(
+    version: str = typer.Argument(..., help="The model version awaiting approval."),
+    comment: str = typer.Option("", "--comment", help="Why (recorded on the version)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON."),
+) -> None:
     """Approve a version that passed the gate: it becomes champion."""
     _review(version, True, comment, as_json)
 
 
 @review_app.command("reject")
-def reject(version: str = typer.Argument(..., help="The model version awaiting approval."),
-           comment: str = typer.Option("", "--comment", help="Why (recorded on the version)."),
-           as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON.")) -> None:
+def reject(
+    version: str = typer.Argument(..., help="The model version awaiting approval."),
+    comment: str = typer.Option("", "--comment", help="Why (recorded on the version)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON."),
+) -> None:
     """Reject a version that passed the gate: the champion stays."""
     _review(version, False, comment, as_json)
 
 
-def rollback(to: str | None = typer.Option(None, "--to", help="Version to restore (default: the champion before the "
-                                          "current one in the promotion line, never one rolled back from)."),
-             why: str = typer.Option("", "--why", help="Why (recorded in the champion history)."),
-             as_json: bool = typer.Option(False, "--json", help="Print the move as JSON.")) -> None:
+def rollback(
+    to: str | None = typer.Option(
+        None,
+        "--to",
+        help="Version to restore (default: the champion before the "
+        "current one in the promotion line, never one rolled back from).",
+    ),
+    why: str = typer.Option("", "--why", help="Why (recorded in the champion history)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the move as JSON."),
+) -> None:
     """Restore the previous (or a named) champion; the move is recorded with who and why. Again, it goes one further
     back; with none left it exits 1 with one line (RollbackError)."""
     from models import registry

@@ -1,9 +1,9 @@
 """The local stack's commands.
 
-    postgame up [--serve] [--auth]   # start Prefect, MLflow and SeaweedFS on loopback (idempotent), print their URLs;
-                                     # --serve: also the deployment's runner; --auth: basic auth on Prefect and MLflow
-    postgame down                    # stop every process the stack started
-    postgame status [--json]         # each service's health; the deployment, its schedule and its last runs
+postgame up [--serve] [--auth]   # start Prefect, MLflow and SeaweedFS on loopback (idempotent), print their URLs;
+                                 # --serve: also the deployment's runner; --auth: basic auth on Prefect and MLflow
+postgame down                    # stop every process the stack started
+postgame status [--json]         # each service's health; the deployment, its schedule and its last runs
 """
 
 from __future__ import annotations
@@ -14,17 +14,24 @@ from postgame import runtime
 from postgame.console import echo_json
 
 
-def up(serve: bool = typer.Option(False, "--serve", help="Also run the deployment (`postgame serve`): schedule, "
-                                                         "API and event triggers."),
-       auth: bool = typer.Option(False, "--auth", help="Basic auth on Prefect and MLflow; password from "
-                                                       "POSTGAME_AUTH_PASSWORD (user: operate.auth.username).")) -> None:
+def up(
+    serve: bool = typer.Option(
+        False, "--serve", help="Also run the deployment (`postgame serve`): schedule, API and event triggers."
+    ),
+    auth: bool = typer.Option(
+        False,
+        "--auth",
+        help="Basic auth on Prefect and MLflow; password from POSTGAME_AUTH_PASSWORD (user: operate.auth.username).",
+    ),
+) -> None:
     """Start the local stack (idempotent) and print its URLs."""
     from infra.stack import up as stack_up
     from postgame.config import config_path
 
     path = config_path(runtime.config_path_arg())
-    status = stack_up(runtime.current_config(), serve=serve, auth=auth,
-                      config_file=str(path.absolute()) if path else None)
+    status = stack_up(
+        runtime.current_config(), serve=serve, auth=auth, config_file=str(path.absolute()) if path else None
+    )
     for svc in status.services.values():
         typer.echo(f"{svc.name:8s} {svc.ui or svc.url}")
 
@@ -36,8 +43,11 @@ def down() -> None:
     stack_down(runtime.current_config())
 
 
-def status(as_json: bool = typer.Option(False, "--json", help="One JSON object: each service's URL and health, and "
-                                                              "the deployment.")) -> None:
+def status(
+    as_json: bool = typer.Option(
+        False, "--json", help="One JSON object: each service's URL and health, and the deployment."
+    ),
+) -> None:
     """Each service's URL and health; the deployment, its schedule and its last runs."""
     from infra.stack import status as stack_status
 
@@ -53,8 +63,10 @@ def status(as_json: bool = typer.Option(False, "--json", help="One JSON object: 
     if deployment is None:
         typer.echo("deployment: none (start it with `postgame serve` or `postgame up --serve`)")
         return
-    typer.echo(f"deployment {deployment.name}  schedule {', '.join(deployment.schedules) or 'none'}"
-               f"{' (paused)' if deployment.paused else ''}  concurrency {deployment.concurrency}\n  {deployment.url}")
+    typer.echo(
+        f"deployment {deployment.name}  schedule {', '.join(deployment.schedules) or 'none'}"
+        f"{' (paused)' if deployment.paused else ''}  concurrency {deployment.concurrency}\n  {deployment.url}"
+    )
     for run in deployment.last_runs:
         typer.echo(f"  {run.name:24s} {run.state:12s} {run.start_time or '':32s} {run.reason}")
 

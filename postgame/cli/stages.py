@@ -19,9 +19,10 @@ from postgame import runtime
 from postgame.console import echo_json, quiet_stdout
 
 
-def cycle(source: str | None = typer.Option(None, help="Logs to read (folder or s3://bucket/prefix); default "
-                                                           "ingest.source."),
-          as_json: bool = typer.Option(False, "--json", help="Print the cycle report as JSON.")) -> None:
+def cycle(
+    source: str | None = typer.Option(None, help="Logs to read (folder or s3://bucket/prefix); default ingest.source."),
+    as_json: bool = typer.Option(False, "--json", help="Print the cycle report as JSON."),
+) -> None:
     """Run one continuous-training cycle: ingest, validate, curate, train, evaluate, promote, report.
 
     Prints the Prefect flow run (id and URL), each stage's outcome, the decision, the cost and intelligence per
@@ -46,32 +47,47 @@ def cycle(source: str | None = typer.Option(None, help="Logs to read (folder or 
         typer.echo(report.summary())
 
 
-def demo(cycles: int | None = typer.Option(None, min=1, help="Rounds of traffic -> cycle (default demo.cycles)."),
-         sessions: int | None = typer.Option(None, min=1, help="Simulated production sessions before each cycle "
-                                                                "(default demo.sessions)."),
-         keep_up: bool = typer.Option(True, help="Leave the stack running to browse the UIs afterwards.")) -> None:
+def demo(
+    cycles: int | None = typer.Option(None, min=1, help="Rounds of traffic -> cycle (default demo.cycles)."),
+    sessions: int | None = typer.Option(
+        None, min=1, help="Simulated production sessions before each cycle (default demo.sessions)."
+    ),
+    keep_up: bool = typer.Option(True, help="Leave the stack running to browse the UIs afterwards."),
+) -> None:
     """The embedded default, end to end on a laptop CPU: stack, task world, base policy, N rounds of production
     traffic -> cycle, then the report and the URLs to open."""
     from flows.demo import run_demo
 
-    run_demo(runtime.current_config(), cycles=cycles, sessions=sessions, keep_up=keep_up,
-             config_path=runtime.config_path_arg())
+    run_demo(
+        runtime.current_config(),
+        cycles=cycles,
+        sessions=sessions,
+        keep_up=keep_up,
+        config_path=runtime.config_path_arg(),
+    )
 
 
-def simulate(sessions: int = typer.Option(..., "--sessions", min=1, help="Sessions to simulate."),
-             seed: int | None = typer.Option(None, "--seed", help="Override factory.seed."),
-             duplicate_rate: float | None = typer.Option(None, min=0, max=1, help="Share of sessions re-sent."),
-             malformed_rate: float | None = typer.Option(None, min=0, max=1,
-                                                            help="Share followed by a broken line."),
-             secret_rate: float | None = typer.Option(None, min=0, max=1, help="Share leaking a fake secret."),
-             as_json: bool = typer.Option(False, "--json", help="The summary (planted counts included) as JSON.")
-             ) -> None:
+def simulate(
+    sessions: int = typer.Option(..., "--sessions", min=1, help="Sessions to simulate."),
+    seed: int | None = typer.Option(None, "--seed", help="Override factory.seed."),
+    duplicate_rate: float | None = typer.Option(None, min=0, max=1, help="Share of sessions re-sent."),
+    malformed_rate: float | None = typer.Option(None, min=0, max=1, help="Share followed by a broken line."),
+    secret_rate: float | None = typer.Option(None, min=0, max=1, help="Share leaking a fake secret."),
+    as_json: bool = typer.Option(False, "--json", help="The summary (planted counts included) as JSON."),
+) -> None:
     """The champion attempts train tasks; the harness grades them; each attempt becomes a production log record."""
     from models.traffic import simulate_traffic
 
     cfg = runtime.current_config()
-    knobs = {k: v for k, v in {"duplicate_rate": duplicate_rate, "malformed_rate": malformed_rate,
-                               "secret_rate": secret_rate}.items() if v is not None}
+    knobs = {
+        k: v
+        for k, v in {
+            "duplicate_rate": duplicate_rate,
+            "malformed_rate": malformed_rate,
+            "secret_rate": secret_rate,
+        }.items()
+        if v is not None
+    }
     settings = cfg.factory.simulate.model_copy(update=knobs)
     summary = simulate_traffic(cfg, sessions=sessions, seed=seed, settings=settings)
     if as_json:
@@ -82,14 +98,21 @@ def simulate(sessions: int = typer.Option(..., "--sessions", min=1, help="Sessio
         typer.echo(f"  {key}")
 
 
-def train(mode: str | None = typer.Option(None, "--mode", help="sft | dpo | grpo (models.train.TRAINERS); default "
-                                                             "train.method."),
-          snapshot: list[str] | None = typer.Option(None, "--snapshot", help="Snapshot id from `postgame ingest` "
-                                                    "(repeat for several); default: every pending snapshot."),
-          max_steps: int | None = typer.Option(None, "--max-steps", min=1, help="Override train.max_steps."),
-          seed: int | None = typer.Option(None, "--seed", help="Override train.seed."),
-          as_json: bool = typer.Option(False, "--json", help="Print one JSON object: run id, model URI, final "
-                                                             "metrics with their baselines, cost.")) -> None:
+def train(
+    mode: str | None = typer.Option(
+        None, "--mode", help="sft | dpo | grpo (models.train.TRAINERS); default train.method."
+    ),
+    snapshot: list[str] | None = typer.Option(
+        None,
+        "--snapshot",
+        help="Snapshot id from `postgame ingest` (repeat for several); default: every pending snapshot.",
+    ),
+    max_steps: int | None = typer.Option(None, "--max-steps", min=1, help="Override train.max_steps."),
+    seed: int | None = typer.Option(None, "--seed", help="Override train.seed."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print one JSON object: run id, model URI, final metrics with their baselines, cost."
+    ),
+) -> None:
     """Curate snapshots and train a candidate policy on them (TRL), tracked in MLflow; resumes a killed run."""
     from evals.factory.instances import split_map
     from models.train import SUMMARY_METRICS, get_trainer, new_training_run, train_candidate
@@ -106,30 +129,44 @@ def train(mode: str | None = typer.Option(None, "--mode", help="sft | dpo | grpo
     cfg = cfg.model_copy(update={"train": cfg.train.model_validate({**cfg.train.model_dump(), **overrides})})
     snapshots = list(snapshot or ledger.pending(cfg))
     if not snapshots:
-        typer.echo("nothing to train on: no pending snapshot (run `postgame ingest` first, or pass --snapshot ID)",
-                   err=True)
+        typer.echo(
+            "nothing to train on: no pending snapshot (run `postgame ingest` first, or pass --snapshot ID)", err=True
+        )
         raise typer.Exit(1)
     with quiet_stdout(as_json):
         dataset = curate_snapshots(cfg, snapshots, split_map(cfg))
         candidate = train_candidate(cfg, dataset, new_training_run(cfg, f"train-{snapshots[-1][:8]}"))
     if as_json:
-        echo_json({"run_id": candidate.run_id, "model_uri": candidate.model_uri, "method": candidate.method,
-                   "steps": candidate.steps, "parent_version": candidate.parent_version,
-                   "snapshot_ids": list(candidate.snapshot_ids),
-                   "metrics": {k: {"final": candidate.metrics[k], "baseline": candidate.baselines.get(k)}
-                               for k in SUMMARY_METRICS if k in candidate.metrics},
-                   "baseline": "each metric's value at the first step (the parent policy on the first batch)",
-                   "cost": {"usd": candidate.cost_usd, **candidate.usage}})
+        echo_json(
+            {
+                "run_id": candidate.run_id,
+                "model_uri": candidate.model_uri,
+                "method": candidate.method,
+                "steps": candidate.steps,
+                "parent_version": candidate.parent_version,
+                "snapshot_ids": list(candidate.snapshot_ids),
+                "metrics": {
+                    k: {"final": candidate.metrics[k], "baseline": candidate.baselines.get(k)}
+                    for k in SUMMARY_METRICS
+                    if k in candidate.metrics
+                },
+                "baseline": "each metric's value at the first step (the parent policy on the first batch)",
+                "cost": {"usd": candidate.cost_usd, **candidate.usage},
+            }
+        )
     else:
-        typer.echo(f"candidate run {candidate.run_id}: {candidate.method}, {candidate.steps} steps -> "
-                   f"{candidate.model_uri}; ${candidate.cost_usd:.4f}\n"
-                   f"next: postgame promote --run-id {candidate.run_id}")
+        typer.echo(
+            f"candidate run {candidate.run_id}: {candidate.method}, {candidate.steps} steps -> "
+            f"{candidate.model_uri}; ${candidate.cost_usd:.4f}\n"
+            f"next: postgame promote --run-id {candidate.run_id}"
+        )
 
 
-def promote(run_id: str | None = typer.Option(None, "--run-id", help="The training run of a new candidate."),
-            version: str | None = typer.Option(None, "--version", help="A registered version to evaluate again."),
-            as_json: bool = typer.Option(False, "--json", help="Print the decision with its reasons and figures.")
-            ) -> None:
+def promote(
+    run_id: str | None = typer.Option(None, "--run-id", help="The training run of a new candidate."),
+    version: str | None = typer.Option(None, "--version", help="A registered version to evaluate again."),
+    as_json: bool = typer.Option(False, "--json", help="Print the decision with its reasons and figures."),
+) -> None:
     """Evaluate a candidate (a training run, or a registered version) against the champion and apply the gate."""
     from models.evaluate import evaluate_candidate, evaluate_version
     from models.promote import promote_candidate, promote_version
@@ -152,12 +189,20 @@ def promote(run_id: str | None = typer.Option(None, "--run-id", help="The traini
             evaluation = evaluate_version(cfg, str(version))
             result = promote_version(cfg, str(version), evaluation)
     if as_json:
-        echo_json({"version": result.version, "model_uri": result.model_uri, "outcome": result.outcome,
-                   "promoted": result.decision.promote, "reason": result.decision.reason,
-                   "candidate": evaluation.candidate.metric,
-                   "champion": evaluation.champion.metric if evaluation.champion else None,
-                   "champion_version": result.champion_version, "compared_with": result.champion_from,
-                   "decision": result.decision.to_dict()})
+        echo_json(
+            {
+                "version": result.version,
+                "model_uri": result.model_uri,
+                "outcome": result.outcome,
+                "promoted": result.decision.promote,
+                "reason": result.decision.reason,
+                "candidate": evaluation.candidate.metric,
+                "champion": evaluation.champion.metric if evaluation.champion else None,
+                "champion_version": result.champion_version,
+                "compared_with": result.champion_from,
+                "decision": result.decision.to_dict(),
+            }
+        )
     else:
         typer.echo(f"version {result.version}: {result.outcome} — {result.decision.reason}")
         if result.outcome == "awaiting_approval":

@@ -1,7 +1,7 @@
 """What the loop tells its users: where a model came from, and what the cycles cost and gained.
 
-    postgame lineage VERSION [--json]      # VERSION: a number or an alias (champion); exit 1 when a link is broken
-    postgame report [--out DIR] [--json]   # markdown + PNG charts of every cycle so far (default DIR: <home>/report)
+postgame lineage VERSION [--json]      # VERSION: a number or an alias (champion); exit 1 when a link is broken
+postgame report [--out DIR] [--json]   # markdown + PNG charts of every cycle so far (default DIR: <home>/report)
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from postgame import runtime
 from postgame.console import echo_json, quiet_stdout
 
 
-def lineage(version: str = typer.Argument(..., help="A model version number, or an alias such as `champion`."),
-            as_json: bool = typer.Option(False, "--json", help="Print the chain as JSON.")) -> None:
+def lineage(
+    version: str = typer.Argument(..., help="A model version number, or an alias such as `champion`."),
+    as_json: bool = typer.Option(False, "--json", help="Print the chain as JSON."),
+) -> None:
     """The chain from a model version back to the raw log objects (keys and ETags), every hop checked."""
     from postgame.lineage import follow
 
@@ -29,9 +31,12 @@ def lineage(version: str = typer.Argument(..., help="A model version number, or 
         raise typer.Exit(1)
 
 
-def report(out: Path | None = typer.Option(None, "--out", help="Folder for report.md and the PNG charts "
-                                                                "(default: <home>/report)."),
-           as_json: bool = typer.Option(False, "--json", help="Print every cycle's report as JSON.")) -> None:
+def report(
+    out: Path | None = typer.Option(
+        None, "--out", help="Folder for report.md and the PNG charts (default: <home>/report)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print every cycle's report as JSON."),
+) -> None:
     """Every cycle so far: champion resolve rate with its interval, cost, intelligence per dollar, cost per 1M tokens."""
     from postgame.report import history, measured_chance, write_report
 
@@ -40,8 +45,13 @@ def report(out: Path | None = typer.Option(None, "--out", help="Folder for repor
         reports = history(cfg)
         written = write_report(reports, out or cfg.home / "report", measured_chance(cfg))
     if as_json:
-        echo_json({"report": str(written.markdown), "charts": [str(p) for p in written.charts],
-                   "cycles": [r.model_dump(mode="json") for r in reports]})
+        echo_json(
+            {
+                "report": str(written.markdown),
+                "charts": [str(p) for p in written.charts],
+                "cycles": [r.model_dump(mode="json") for r in reports],
+            }
+        )
         return
     typer.echo(written.markdown.read_text().split("\n## ", 1)[0].strip())
     typer.echo(f"\nreport: {written.markdown}")

@@ -1,6 +1,6 @@
 """Regenerate the shipped forms of the contract from the spec (the JSON Schema and the GX suites):
 
-    python -m postgame.contract
+python -m postgame.contract
 """
 
 from postgame.contract import gx, json_schema

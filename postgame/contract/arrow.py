@@ -40,17 +40,22 @@ def _arrow_type(field: Field) -> pa.DataType:
 
 
 def _arrow_field(field: Field) -> pa.Field:
-    return pa.field(field.name, _arrow_type(field), nullable=field.nullable or not field.required,
-                    metadata={"description": field.description})
+    return pa.field(
+        field.name,
+        _arrow_type(field),
+        nullable=field.nullable or not field.required,
+        metadata={"description": field.description},
+    )
 
 
 def arrow_schema(version: int = SCHEMA_VERSION) -> pa.Schema:
     """The snapshot schema of layout `version` (see the module docstring)."""
     fields = [_arrow_field(sub) for sub in SPECS[version].fields]
-    fields += [pa.field(EXTRA, pa.string(), metadata={"description": "Unknown fields of the record (JSON)."}),
-               pa.field(SOURCE_KEY, pa.string(), nullable=False,
-                        metadata={"description": "Log object the line came from."}),
-               pa.field(SOURCE_LINE, pa.int64(), nullable=False, metadata={"description": "1-based line number."})]
+    fields += [
+        pa.field(EXTRA, pa.string(), metadata={"description": "Unknown fields of the record (JSON)."}),
+        pa.field(SOURCE_KEY, pa.string(), nullable=False, metadata={"description": "Log object the line came from."}),
+        pa.field(SOURCE_LINE, pa.int64(), nullable=False, metadata={"description": "1-based line number."}),
+    ]
     return pa.schema(fields, metadata={"contract": SPECS[version].name, "schema_version": str(version)})
 
 
@@ -70,8 +75,7 @@ def upgrade(table: pa.Table) -> pa.Table:
     offsets = pc.subtract(column.offsets, column.offsets[0])
     items = column.flatten()
     item_type = target.type.value_type
-    children = [items.field(f.name) if f.name in items.type.names else pa.nulls(len(items), f.type)
-                for f in item_type]
+    children = [items.field(f.name) if f.name in items.type.names else pa.nulls(len(items), f.type) for f in item_type]
     struct = pa.StructArray.from_arrays(children, fields=list(item_type))
     mask = column.is_null() if column.null_count else None
     messages = pa.ListArray.from_arrays(offsets, struct, type=target.type, mask=mask)
@@ -131,8 +135,12 @@ def _column(values: list, field: Field) -> pa.Array:
                 items.extend(v)
             offsets.append(len(items))
         missing = [v is None for v in values]
-        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), _column(items, field.items), type=arrow_type,
-                                        mask=pa.array(missing, pa.bool_()) if any(missing) else None)
+        return pa.ListArray.from_arrays(
+            pa.array(offsets, pa.int32()),
+            _column(items, field.items),
+            type=arrow_type,
+            mask=pa.array(missing, pa.bool_()) if any(missing) else None,
+        )
     return pa.array(values, type=arrow_type)
 
 
@@ -146,8 +154,9 @@ def concat(tables: list[pa.Table]) -> pa.Table:
 def _table(rows: list[dict], version: int) -> pa.Table:
     schema = arrow_schema(version)
     columns = [_column([row.get(f.name) for row in rows], f) for f in SPECS[version].fields]
-    columns += [pa.array([row.get(name) for row in rows], schema.field(name).type)
-                for name in (EXTRA, SOURCE_KEY, SOURCE_LINE)]
+    columns += [
+        pa.array([row.get(name) for row in rows], schema.field(name).type) for name in (EXTRA, SOURCE_KEY, SOURCE_LINE)
+    ]
     return pa.Table.from_arrays(columns, schema=schema)
 
 

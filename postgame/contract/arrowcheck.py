@@ -50,8 +50,11 @@ def read_lines_strict(block: bytes) -> pa.Table:
     start with `{`."""
     import pyarrow.json as pj
 
-    table = pj.read_json(io.BytesIO(block), read_options=pj.ReadOptions(use_threads=False, block_size=len(block) + 1),
-                         parse_options=pj.ParseOptions(explicit_schema=_CONTRACT, unexpected_field_behavior="error"))
+    table = pj.read_json(
+        io.BytesIO(block),
+        read_options=pj.ReadOptions(use_threads=False, block_size=len(block) + 1),
+        parse_options=pj.ParseOptions(explicit_schema=_CONTRACT, unexpected_field_behavior="error"),
+    )
     return table.select(_CONTRACT.names).cast(_CONTRACT)
 
 
@@ -87,9 +90,9 @@ def has_key(line: bytes, name: str) -> bool:
     at = line.find(key)
     while at != -1:
         end = at + len(key)
-        while line[end:end + 1] in (b" ", b"\t", b"\r", b"\n"):
+        while line[end : end + 1] in (b" ", b"\t", b"\r", b"\n"):
             end += 1
-        if line[end:end + 1] == b":":
+        if line[end : end + 1] == b":":
             return True
         at = line.find(key, at + 1)
     return False

@@ -44,8 +44,9 @@ EXACT_INT = 2**53  # every integer up to this is a float64 exactly
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
-    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
-            dict: "object"}.get(type(value), type(value).__name__)
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def _show(value: Any) -> str:
@@ -114,8 +115,11 @@ def _number(field: Field, path: str) -> Checker:
             raise ContractViolation(path, f"{_show(value)} is out of range")
         if kind is int and not -EXACT_INT <= value <= EXACT_INT:  # the column is float64: store it exactly or not
             if value < -FLOAT_MAX or float(value) != value:
-                raise ContractViolation(path, f"{_show(value)} has no exact float64 value (an integer in a number "
-                                              f"field must lie within ±2**53 or be a float64 exactly)")
+                raise ContractViolation(
+                    path,
+                    f"{_show(value)} has no exact float64 value (an integer in a number "
+                    f"field must lie within ±2**53 or be a float64 exactly)",
+                )
             unknown.append(CONVERTED)
             return float(value)
         return value
@@ -199,9 +203,10 @@ def check_roles(messages: list[dict]) -> None:
                 raise ContractViolation(f"messages[{i}].{name}", f"is required on {_article(role)} message")
         for name, roles in ONLY_FOR.items():
             if role not in roles and message.get(name) is not None:
-                raise ContractViolation(f"messages[{i}].{name}",
-                                        f"only {' or '.join(map(_article, roles))} message may carry it, "
-                                        f"not {_article(role)} message")
+                raise ContractViolation(
+                    f"messages[{i}].{name}",
+                    f"only {' or '.join(map(_article, roles))} message may carry it, not {_article(role)} message",
+                )
 
 
 def check_record(record: Any) -> bool:

@@ -21,8 +21,12 @@ _MISSING = object()
 
 class _Gen:
     def __init__(self):
-        self.consts: dict[str, Any] = {"_M": _MISSING, "INT_MAX": INT_MAX, "FLOAT_MAX": FLOAT_MAX,
-                                       "_valid_date": _valid_date}
+        self.consts: dict[str, Any] = {
+            "_M": _MISSING,
+            "INT_MAX": INT_MAX,
+            "FLOAT_MAX": FLOAT_MAX,
+            "_valid_date": _valid_date,
+        }
         self.functions: list[str] = []
         self.count = 0
 
@@ -42,8 +46,9 @@ class _Gen:
                 out.append(f"{pad}if {var} not in {self.const(frozenset(field.enum))}: return False")
             if field.pattern:
                 pattern = self.const(re.compile(field.pattern))
-                out.append(f"{pad}if not {pattern}.match({var}) or '\\n' in {var} or not _valid_date({var}): "
-                           f"return False")
+                out.append(
+                    f"{pad}if not {pattern}.match({var}) or '\\n' in {var} or not _valid_date({var}): return False"
+                )
         elif field.kind in ("integer", "number"):
             kind = "int" if field.kind == "integer" else "float"
             out.append(f"{pad}if type({var}) is not {kind}: return False")

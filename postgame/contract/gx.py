@@ -86,21 +86,40 @@ def _column_expectations(column: str, field: Field, condition: Part | None = Non
     out = [] if condition else [described(gxe.ExpectColumnToExist(column=column), "column exists")]
     if not field.nullable:
         out.append(described(gxe.ExpectColumnValuesToNotBeNull(column=column, **where), "required, never null"))
-    out.append(described(gxe.ExpectColumnValuesToBeInTypeList(column=column, type_list=[DTYPES[field.kind]], **where),
-                         f"of type {field.kind}"))
+    out.append(
+        described(
+            gxe.ExpectColumnValuesToBeInTypeList(column=column, type_list=[DTYPES[field.kind]], **where),
+            f"of type {field.kind}",
+        )
+    )
     if field.enum:
-        out.append(described(gxe.ExpectColumnValuesToBeInSet(column=column, value_set=list(field.enum), **where),
-                             f"one of {', '.join(map(str, field.enum))}"))
+        out.append(
+            described(
+                gxe.ExpectColumnValuesToBeInSet(column=column, value_set=list(field.enum), **where),
+                f"one of {', '.join(map(str, field.enum))}",
+            )
+        )
     if field.minimum is not None:
-        out.append(described(gxe.ExpectColumnValuesToBeBetween(column=column, min_value=field.minimum, **where),
-                             f">= {field.minimum}"))
+        out.append(
+            described(
+                gxe.ExpectColumnValuesToBeBetween(column=column, min_value=field.minimum, **where),
+                f">= {field.minimum}",
+            )
+        )
     if field.min_length:
-        out.append(described(gxe.ExpectColumnValueLengthsToBeBetween(column=column, min_value=field.min_length,
-                                                                     **where),
-                             f"at least {field.min_length} character(s)"))
+        out.append(
+            described(
+                gxe.ExpectColumnValueLengthsToBeBetween(column=column, min_value=field.min_length, **where),
+                f"at least {field.min_length} character(s)",
+            )
+        )
     if field.pattern:
-        out.append(described(gxe.ExpectColumnValuesToMatchRegex(column=column, regex=field.pattern, **where),
-                             "RFC 3339 date-time with a time zone"))
+        out.append(
+            described(
+                gxe.ExpectColumnValuesToMatchRegex(column=column, regex=field.pattern, **where),
+                "RFC 3339 date-time with a time zone",
+            )
+        )
     if field.unique:
         out.append(described(gxe.ExpectColumnValuesToBeUnique(column=column), "unique"))
     return out
@@ -134,11 +153,27 @@ def _rule(kind, column: str, what: str, *where: Part, **kw):
 def _role_rules() -> list:
     """Version 2 messages: the fields a role must carry, and those only some roles may carry."""
     gxe = import_gx().expectations
-    out = [_rule(gxe.ExpectColumnValuesToNotBeNull, name, f"required on {', '.join(roles)} messages", V2,
-                 ("role", "in", list(roles))) for name, roles in NON_NULL_FOR.items()]
-    out += [_rule(gxe.ExpectColumnValuesToBeNull, name, f"only on {', '.join(roles)} messages", V2,
-                  ("role", "not in", list(roles)))
-            for name, roles in ONLY_FOR.items() if name != TOOL_CALLS]  # tool_calls: its own table holds `role`
+    out = [
+        _rule(
+            gxe.ExpectColumnValuesToNotBeNull,
+            name,
+            f"required on {', '.join(roles)} messages",
+            V2,
+            ("role", "in", list(roles)),
+        )
+        for name, roles in NON_NULL_FOR.items()
+    ]
+    out += [
+        _rule(
+            gxe.ExpectColumnValuesToBeNull,
+            name,
+            f"only on {', '.join(roles)} messages",
+            V2,
+            ("role", "not in", list(roles)),
+        )
+        for name, roles in ONLY_FOR.items()
+        if name != TOOL_CALLS
+    ]  # tool_calls: its own table holds `role`
     return out
 
 
@@ -147,38 +182,81 @@ def _trajectory_expectations() -> dict[str, list]:
     gxe = import_gx().expectations
     tool: Part = ("role", "==", "tool")
     messages = [
-        _rule(gxe.ExpectColumnValuesToBeInSet, "role", "a session starts with a system or a user message", V2,
-              ("position", "==", 0), value_set=list(FIRST_ROLES)),
-        _rule(gxe.ExpectColumnValuesToNotBeNull, "answers", "a tool message answers a call made earlier in its "
-              "session", V2, tool),
-        _rule(gxe.ExpectColumnValuesToBeInSet, "follows", "a tool message comes right after an assistant message "
-              "with tool calls or a tool message", V2, tool, value_set=["assistant+tool_calls", "tool"]),
-        _rule(gxe.ExpectColumnValuesToBeInSet, "answers", "a tool message answers a call of the assistant message "
-              "its run of tool messages follows", V2, tool, value_set=["run"]),
+        _rule(
+            gxe.ExpectColumnValuesToBeInSet,
+            "role",
+            "a session starts with a system or a user message",
+            V2,
+            ("position", "==", 0),
+            value_set=list(FIRST_ROLES),
+        ),
+        _rule(
+            gxe.ExpectColumnValuesToNotBeNull,
+            "answers",
+            "a tool message answers a call made earlier in its session",
+            V2,
+            tool,
+        ),
+        _rule(
+            gxe.ExpectColumnValuesToBeInSet,
+            "follows",
+            "a tool message comes right after an assistant message with tool calls or a tool message",
+            V2,
+            tool,
+            value_set=["assistant+tool_calls", "tool"],
+        ),
+        _rule(
+            gxe.ExpectColumnValuesToBeInSet,
+            "answers",
+            "a tool message answers a call of the assistant message its run of tool messages follows",
+            V2,
+            tool,
+            value_set=["run"],
+        ),
     ]
     tool_calls = [  # every row is a call of a version 2 message (version 1 messages have no tool_calls column)
-        _rule(gxe.ExpectColumnValuesToBeInSet, "role", "only an assistant message calls tools",
-              value_set=list(ONLY_FOR[TOOL_CALLS])),
+        _rule(
+            gxe.ExpectColumnValuesToBeInSet,
+            "role",
+            "only an assistant message calls tools",
+            value_set=list(ONLY_FOR[TOOL_CALLS]),
+        ),
         _rule(gxe.ExpectColumnValuesToBeJsonParseable, "function.arguments", "the arguments are a JSON text"),
-        _rule(gxe.ExpectColumnValuesToBeBetween, "answers", "every call is answered once, by the tool messages "
-              "right after its message", ("last_message", "==", False), min_value=1, max_value=1),
-        _described(gxe.ExpectCompoundColumnsToBeUnique(column_list=["session_id", "position", "id"]), "id",
-                   "the calls of one message have distinct ids"),
+        _rule(
+            gxe.ExpectColumnValuesToBeBetween,
+            "answers",
+            "every call is answered once, by the tool messages right after its message",
+            ("last_message", "==", False),
+            min_value=1,
+            max_value=1,
+        ),
+        _described(
+            gxe.ExpectCompoundColumnsToBeUnique(column_list=["session_id", "position", "id"]),
+            "id",
+            "the calls of one message have distinct ids",
+        ),
     ]
     return {MESSAGES: messages, TOOL_CALLS: tool_calls}
 
 
 def contract_expectations() -> dict[str, list]:
     """{table name: [Expectation, ...]}: `sessions`, `messages`, `tool_calls` (see the module docstring)."""
-    session_fields = [(path, replace(field, enum=SCHEMA_VERSIONS) if path == "schema_version" else field)
-                      for path, field in leaves(AGENT_SESSION) if field.kind != "array"]
-    messages = {version: [(p, f) for p, f in leaves(spec.fields[_MESSAGES_AT].items) if f.kind != "array"]
-                for version, spec in SPECS.items()}
+    session_fields = [
+        (path, replace(field, enum=SCHEMA_VERSIONS) if path == "schema_version" else field)
+        for path, field in leaves(AGENT_SESSION)
+        if field.kind != "array"
+    ]
+    messages = {
+        version: [(p, f) for p, f in leaves(spec.fields[_MESSAGES_AT].items) if f.kind != "array"]
+        for version, spec in SPECS.items()
+    }
     trajectory = _trajectory_expectations()
-    return {SESSIONS: [exp for path, field in session_fields for exp in _column_expectations(path, field)],
-            MESSAGES: _versioned(messages) + _role_rules() + trajectory[MESSAGES],
-            TOOL_CALLS: [exp for path, field in leaves(TOOL_CALL) for exp in _column_expectations(path, field)]
-            + trajectory[TOOL_CALLS]}
+    return {
+        SESSIONS: [exp for path, field in session_fields for exp in _column_expectations(path, field)],
+        MESSAGES: _versioned(messages) + _role_rules() + trajectory[MESSAGES],
+        TOOL_CALLS: [exp for path, field in leaves(TOOL_CALL) for exp in _column_expectations(path, field)]
+        + trajectory[TOOL_CALLS],
+    }
 
 
 _MESSAGES_AT = [f.name for f in AGENT_SESSION.fields].index(MESSAGES)

@@ -64,31 +64,47 @@ def _role_rules() -> list[dict[str, Any]]:
     """The role rules of a version 2 message as `if` / `then` clauses."""
     rules: list[dict[str, Any]] = []
     for name, roles in NON_NULL_FOR.items():
-        rules.append({"if": {"properties": {"role": {"enum": list(roles)}}, "required": ["role"]},
-                      "then": {"properties": {name: {"not": {"type": "null"}}}, "required": [name]}})
+        rules.append(
+            {
+                "if": {"properties": {"role": {"enum": list(roles)}}, "required": ["role"]},
+                "then": {"properties": {name: {"not": {"type": "null"}}}, "required": [name]},
+            }
+        )
     for name, roles in ONLY_FOR.items():
-        rules.append({"if": {"properties": {"role": {"not": {"enum": list(roles)}}}, "required": ["role"]},
-                      "then": {"properties": {name: {"type": "null"}}}})
+        rules.append(
+            {
+                "if": {"properties": {"role": {"not": {"enum": list(roles)}}}, "required": ["role"]},
+                "then": {"properties": {name: {"type": "null"}}},
+            }
+        )
     return rules
 
 
 def json_schema() -> dict[str, Any]:
     versions = " and ".join(f"v{v}" for v in SCHEMA_VERSIONS)
-    schema: dict[str, Any] = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
-                              "title": f"{AGENT_SESSION.name} {versions}"}
+    schema: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": f"{AGENT_SESSION.name} {versions}",
+    }
     v1, v2 = _node(AGENT_SESSION), _node(AGENT_SESSION_V2)
     v2["properties"]["messages"]["items"]["allOf"] = _role_rules()
     schema.update(v1, properties=dict(v1["properties"]))
     version = dict(v1["properties"]["schema_version"], enum=list(SCHEMA_VERSIONS))
     version["description"] = "Version of this contract: 1, or 2 (messages in the OpenAI chat-completions shape)."
     schema["properties"]["schema_version"] = version
-    differ = [name for name, node in v1["properties"].items()
-              if name != "schema_version" and v2["properties"][name] != node]
+    differ = [
+        name for name, node in v1["properties"].items() if name != "schema_version" and v2["properties"][name] != node
+    ]
     for name in differ:
         del schema["properties"][name]
-    schema["allOf"] = [{"if": {"properties": {"schema_version": {"const": 2}}, "required": ["schema_version"]},
-                        "then": {"properties": {name: v2["properties"][name] for name in differ}},
-                        "else": {"properties": {name: v1["properties"][name] for name in differ}}}]
+    schema["allOf"] = [
+        {
+            "if": {"properties": {"schema_version": {"const": 2}}, "required": ["schema_version"]},
+            "then": {"properties": {name: v2["properties"][name] for name in differ}},
+            "else": {"properties": {name: v1["properties"][name] for name in differ}},
+        }
+    ]
     return schema
 
 

@@ -30,8 +30,10 @@ FEEDBACK = ("accepted", "rejected", "edited", "none")
 # RFC 3339 date-time with a mandatory offset, as ECMA-262 and Python both read it ([0-9], not \d: Python's \d
 # also matches non-ASCII digits; no capturing groups: pandas warns about them). Calendar validity (month lengths, no
 # year 0) is checked in code as well.
-TIMESTAMP_PATTERN = (r"^[0-9]{4}-(?:0[1-9]|1[0-2])-[0-9]{2}[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?"
-                     r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$")
+TIMESTAMP_PATTERN = (
+    r"^[0-9]{4}-(?:0[1-9]|1[0-2])-[0-9]{2}[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?"
+    r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"
+)
 
 # Technical ranges: what a Parquet int64 / float64 column can hold. Bigger values are out of range (`schema`).
 INT_MAX = 2**63 - 1
@@ -82,53 +84,83 @@ def _session(version: int, message: Field) -> Field:
     return obj(
         "agent_session",
         "One production session of a coding agent: the task, the conversation, the patch, the outcome.",
-        integer("schema_version", "Version of this contract; only 1 is known." if version == 1 else
-                "Version of this contract: 2, messages in the OpenAI chat-completions shape.", enum=(version,)),
+        integer(
+            "schema_version",
+            "Version of this contract; only 1 is known."
+            if version == 1
+            else "Version of this contract: 2, messages in the OpenAI chat-completions shape.",
+            enum=(version,),
+        ),
         string("session_id", "Unique id of the session; re-sends carry the same id.", min_length=1, unique=True),
-        string("timestamp", "When the session ended, RFC 3339 with a time zone (2026-11-29T14:03:11Z).",
-               pattern=TIMESTAMP_PATTERN),
-        obj("agent", "The model that served the session.",
+        string(
+            "timestamp",
+            "When the session ended, RFC 3339 with a time zone (2026-11-29T14:03:11Z).",
+            pattern=TIMESTAMP_PATTERN,
+        ),
+        obj(
+            "agent",
+            "The model that served the session.",
             string("model_name", "Model name."),
-            string("model_version", "Model version.")),
-        obj("task", "The task the agent worked on.",
+            string("model_version", "Model version."),
+        ),
+        obj(
+            "task",
+            "The task the agent worked on.",
             string("instance_id", "Task instance id."),
             string("repo", "Repository of the task."),
             string("problem_statement", "The issue text given to the agent."),
-            string("environment", "URI of the task's repository snapshot, when known.", nullable=True)),
+            string("environment", "URI of the task's repository snapshot, when known.", nullable=True),
+        ),
         array("messages", "The conversation, in order.", message),
         string("patch", "The agent's final patch (may be empty)."),
-        obj("outcome", "How the session ended.",
+        obj(
+            "outcome",
+            "How the session ended.",
             string("status", "Result of the session.", enum=STATUSES),
             integer("tests_passed", "Tests that passed.", minimum=0),
             integer("tests_failed", "Tests that failed.", minimum=0),
-            string("feedback", "What the user did with the patch.", enum=FEEDBACK)),
-        obj("usage", "What the session cost.",
+            string("feedback", "What the user did with the patch.", enum=FEEDBACK),
+        ),
+        obj(
+            "usage",
+            "What the session cost.",
             integer("prompt_tokens", "Prompt tokens.", minimum=0),
             integer("completion_tokens", "Completion tokens.", minimum=0),
             number("latency_ms", "Wall-clock latency in milliseconds.", minimum=0),
-            number("cost_usd", "Cost in US dollars.", minimum=0)),
+            number("cost_usd", "Cost in US dollars.", minimum=0),
+        ),
     )
 
 
 _NAME = string("name", "Tool or participant name, when there is one.", required=False, nullable=True)
-AGENT_SESSION = _session(1, obj("message", "One message.",
-                                string("role", "Who spoke.", enum=ROLES),
-                                string("content", "The text."),
-                                _NAME))
+AGENT_SESSION = _session(
+    1, obj("message", "One message.", string("role", "Who spoke.", enum=ROLES), string("content", "The text."), _NAME)
+)
 
-TOOL_CALL = obj("tool_call", "One call of a tool (a function) requested by the assistant.",
-                string("id", "Id of the call; the tool message that answers it names it.", min_length=1),
-                string("type", "Kind of call.", enum=("function",)),
-                obj("function", "The function called.",
-                    string("name", "Function name.", min_length=1),
-                    string("arguments", "The arguments, a JSON text (ingest quarantines one that does not parse).")))
-AGENT_SESSION_V2 = _session(2, obj(
-    "message", "One message, in the OpenAI chat-completions shape.",
-    string("role", "Who spoke.", enum=ROLES),
-    string("content", "The text; null on an assistant message that only calls tools.", nullable=True),
-    _NAME,
-    array("tool_calls", "The tools an assistant message calls.", TOOL_CALL, required=False, nullable=True),
-    string("tool_call_id", "On a tool message: the id of the call it answers.", required=False, nullable=True)))
+TOOL_CALL = obj(
+    "tool_call",
+    "One call of a tool (a function) requested by the assistant.",
+    string("id", "Id of the call; the tool message that answers it names it.", min_length=1),
+    string("type", "Kind of call.", enum=("function",)),
+    obj(
+        "function",
+        "The function called.",
+        string("name", "Function name.", min_length=1),
+        string("arguments", "The arguments, a JSON text (ingest quarantines one that does not parse)."),
+    ),
+)
+AGENT_SESSION_V2 = _session(
+    2,
+    obj(
+        "message",
+        "One message, in the OpenAI chat-completions shape.",
+        string("role", "Who spoke.", enum=ROLES),
+        string("content", "The text; null on an assistant message that only calls tools.", nullable=True),
+        _NAME,
+        array("tool_calls", "The tools an assistant message calls.", TOOL_CALL, required=False, nullable=True),
+        string("tool_call_id", "On a tool message: the id of the call it answers.", required=False, nullable=True),
+    ),
+)
 
 SPECS = {1: AGENT_SESSION, 2: AGENT_SESSION_V2}
 

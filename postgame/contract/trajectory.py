@@ -62,11 +62,15 @@ def _calls(i: int, message: dict) -> tuple[dict[str, bool], TrajectoryProblem | 
     ids: dict[str, bool] = {}
     for j, call in enumerate(message.get("tool_calls") or ()):
         if not is_json(call["function"]["arguments"]):
-            return ids, TrajectoryProblem("tool_arguments", f"messages[{i}].tool_calls[{j}].function.arguments",
-                                          "is not valid JSON")
+            return ids, TrajectoryProblem(
+                "tool_arguments", f"messages[{i}].tool_calls[{j}].function.arguments", "is not valid JSON"
+            )
         if call["id"] in ids:
-            return ids, TrajectoryProblem("message_order", f"messages[{i}].tool_calls[{j}].id",
-                                          f"{_show(call['id'])} is the id of an earlier call of the same message")
+            return ids, TrajectoryProblem(
+                "message_order",
+                f"messages[{i}].tool_calls[{j}].id",
+                f"{_show(call['id'])} is the id of an earlier call of the same message",
+            )
         ids[call["id"]] = False
     return ids, None
 
@@ -74,8 +78,11 @@ def _calls(i: int, message: dict) -> tuple[dict[str, bool], TrajectoryProblem | 
 def _unanswered(owner: int, run: dict[str, bool], closed_by: str) -> TrajectoryProblem | None:
     for call_id, answered in run.items():
         if not answered:
-            return TrajectoryProblem("message_order", f"messages[{owner}].tool_calls",
-                                     f"the call {_show(call_id)} is not answered {closed_by}")
+            return TrajectoryProblem(
+                "message_order",
+                f"messages[{owner}].tool_calls",
+                f"the call {_show(call_id)} is not answered {closed_by}",
+            )
     return None
 
 
@@ -87,24 +94,34 @@ def trajectory_problem(messages: list[dict]) -> TrajectoryProblem | None:
     for i, message in enumerate(messages):
         role = message["role"]
         if i == 0 and role not in FIRST_ROLES:
-            return TrajectoryProblem("message_order", "messages[0].role",
-                                     f"a session starts with a system or a user message, not {role}")
+            return TrajectoryProblem(
+                "message_order", "messages[0].role", f"a session starts with a system or a user message, not {role}"
+            )
         if role == "tool":
             call_id = message["tool_call_id"]
             if call_id not in earlier:
-                return TrajectoryProblem("orphan_tool_message", f"messages[{i}].tool_call_id",
-                                         f"{_show(call_id)} answers no tool call made earlier in the session")
+                return TrajectoryProblem(
+                    "orphan_tool_message",
+                    f"messages[{i}].tool_call_id",
+                    f"{_show(call_id)} answers no tool call made earlier in the session",
+                )
             if run is None:
-                return TrajectoryProblem("message_order", f"messages[{i}]",
-                                         "a tool message must follow an assistant message with tool_calls or "
-                                         "another tool message")
+                return TrajectoryProblem(
+                    "message_order",
+                    f"messages[{i}]",
+                    "a tool message must follow an assistant message with tool_calls or another tool message",
+                )
             if call_id not in run:
-                return TrajectoryProblem("message_order", f"messages[{i}].tool_call_id",
-                                         f"{_show(call_id)} is a call of an earlier message, not of messages[{owner}] "
-                                         f"that this tool message follows")
+                return TrajectoryProblem(
+                    "message_order",
+                    f"messages[{i}].tool_call_id",
+                    f"{_show(call_id)} is a call of an earlier message, not of messages[{owner}] "
+                    f"that this tool message follows",
+                )
             if run[call_id]:
-                return TrajectoryProblem("message_order", f"messages[{i}].tool_call_id",
-                                         f"the call {_show(call_id)} is answered twice")
+                return TrajectoryProblem(
+                    "message_order", f"messages[{i}].tool_call_id", f"the call {_show(call_id)} is answered twice"
+                )
             run[call_id] = True
             continue
         if run is not None:

@@ -14,13 +14,18 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "run_ingest": "postgame.ingest.pipeline", "ingest": "postgame.ingest.pipeline",
+    "run_ingest": "postgame.ingest.pipeline",
+    "ingest": "postgame.ingest.pipeline",
     "IngestSummary": "postgame.ingest.pipeline",
-    "load_snapshot": "postgame.ingest.catalog", "snapshot_manifest": "postgame.ingest.catalog",
-    "list_snapshots": "postgame.ingest.catalog", "quarantine_entries": "postgame.ingest.catalog",
+    "load_snapshot": "postgame.ingest.catalog",
+    "snapshot_manifest": "postgame.ingest.catalog",
+    "list_snapshots": "postgame.ingest.catalog",
+    "quarantine_entries": "postgame.ingest.catalog",
     "quarantine_entry": "postgame.ingest.catalog",
-    "SnapshotManifest": "postgame.ingest.snapshot", "QuarantineEntry": "postgame.ingest.snapshot",
-    "is_transient_s3_error": "postgame.ingest.errors", "StoreError": "postgame.ingest.errors",
+    "SnapshotManifest": "postgame.ingest.snapshot",
+    "QuarantineEntry": "postgame.ingest.snapshot",
+    "is_transient_s3_error": "postgame.ingest.errors",
+    "StoreError": "postgame.ingest.errors",
 }
 
 __all__ = sorted(_EXPORTS)

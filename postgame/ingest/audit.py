@@ -56,8 +56,11 @@ def _leaves(array: pa.Array, rows: np.ndarray, path: str) -> Iterator[tuple[str,
 
 def _kinds(before: str, after: str) -> tuple[str, ...]:
     """The placeholders redaction wrote: the rules' kinds, and `secret` for a secret-named unknown field."""
-    return tuple(kind for kind in (*(rule.kind for rule in RULES), "secret")
-                 if placeholder(kind) in after and placeholder(kind) not in before)
+    return tuple(
+        kind
+        for kind in (*(rule.kind for rule in RULES), "secret")
+        if placeholder(kind) in after and placeholder(kind) not in before
+    )
 
 
 def unredacted(table: pa.Table) -> list[Finding]:
@@ -80,14 +83,22 @@ def unredacted(table: pa.Table) -> list[Finding]:
                 text = strings[int(i)].as_py()
                 if name == EXTRA:  # compared as ingest writes it: sorted keys, no ASCII escapes
                     text = json.dumps(json.loads(text), ensure_ascii=False, sort_keys=True)
-                    cleaned = json.dumps(redact_value(json.loads(text), RULES, secret_keys=True), ensure_ascii=False,
-                                         sort_keys=True)
+                    cleaned = json.dumps(
+                        redact_value(json.loads(text), RULES, secret_keys=True), ensure_ascii=False, sort_keys=True
+                    )
                 else:
                     cleaned = redact_text(text)
                 if cleaned != text:
                     row = int(at[i])
-                    found.append(Finding(row=row, field=path, kinds=_kinds(text, cleaned),
-                                         object_key=keys[row] if keys else "", line=lines[row] if lines else 0))
+                    found.append(
+                        Finding(
+                            row=row,
+                            field=path,
+                            kinds=_kinds(text, cleaned),
+                            object_key=keys[row] if keys else "",
+                            line=lines[row] if lines else 0,
+                        )
+                    )
     return sorted(found, key=lambda f: (f.row, f.field))
 
 
@@ -101,7 +112,9 @@ def audit_snapshot(snapshot_id: str, *, cfg) -> list[Finding]:
     found, offset = [], 0
     for group in range(parquet.num_row_groups):
         table = parquet.read_row_group(group)
-        found += [Finding(row=f.row + offset, field=f.field, kinds=f.kinds, object_key=f.object_key, line=f.line)
-                  for f in unredacted(table)]
+        found += [
+            Finding(row=f.row + offset, field=f.field, kinds=f.kinds, object_key=f.object_key, line=f.line)
+            for f in unredacted(table)
+        ]
         offset += table.num_rows
     return found

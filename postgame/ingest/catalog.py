@@ -1,8 +1,8 @@
 """Reading what ingest committed, by snapshot id: data, manifests, quarantine. For validate, curate and people.
 
-    load_snapshot("3fa4c1…", cfg=cfg)          # -> pyarrow.Table (a unique id prefix or `latest` work too)
-    snapshot_manifest("latest", cfg=cfg)       # -> SnapshotManifest
-    quarantine_entries(cfg=cfg, reason="schema")
+load_snapshot("3fa4c1…", cfg=cfg)          # -> pyarrow.Table (a unique id prefix or `latest` work too)
+snapshot_manifest("latest", cfg=cfg)       # -> SnapshotManifest
+quarantine_entries(cfg=cfg, reason="schema")
 """
 
 from __future__ import annotations
@@ -61,8 +61,9 @@ def entry_name(manifest: snap.SnapshotManifest, entry: snap.QuarantineEntry) -> 
     return f"{manifest.snapshot_id[:12]}:{entry.index}"
 
 
-def quarantine_entries(*, cfg, snapshot_id: str | None = None,
-                       reason: str | None = None) -> Iterator[tuple[snap.SnapshotManifest, snap.QuarantineEntry]]:
+def quarantine_entries(
+    *, cfg, snapshot_id: str | None = None, reason: str | None = None
+) -> Iterator[tuple[snap.SnapshotManifest, snap.QuarantineEntry]]:
     """Quarantined lines of one snapshot or of all, oldest first, optionally of one reason."""
     store = _store(cfg)
     chosen = [snapshot_manifest(snapshot_id, cfg=cfg)] if snapshot_id else list_snapshots(cfg=cfg)

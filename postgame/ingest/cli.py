@@ -22,16 +22,23 @@ def _echo_json(obj) -> None:
     typer.echo(json.dumps(obj, indent=2, sort_keys=True, default=str))
 
 
-def ingest(source: str | None = typer.Option(None, "--source", help="Logs to read: a folder or s3://bucket/prefix "
-                                                                         "(default: ingest.source)."),
-           as_json: bool = typer.Option(False, "--json", help="Print one JSON object with the counts."),
-           watch: bool = typer.Option(False, "--watch", help="Read nothing now: poll ingest.source and emit "
-                                                              "postgame.logs.landed when new log objects land (the "
-                                                              "deployment's cycle then ingests them), as `postgame "
-                                                              "watch` does."),
-           interval: float | None = typer.Option(None, "--interval", min=0.1, help="With --watch: seconds between "
-                                                                                 "polls (operate.watch_interval_s).")
-           ) -> None:
+def ingest(
+    source: str | None = typer.Option(
+        None, "--source", help="Logs to read: a folder or s3://bucket/prefix (default: ingest.source)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object with the counts."),
+    watch: bool = typer.Option(
+        False,
+        "--watch",
+        help="Read nothing now: poll ingest.source and emit "
+        "postgame.logs.landed when new log objects land (the "
+        "deployment's cycle then ingests them), as `postgame "
+        "watch` does.",
+    ),
+    interval: float | None = typer.Option(
+        None, "--interval", min=0.1, help="With --watch: seconds between polls (operate.watch_interval_s)."
+    ),
+) -> None:
     """Read new production-log objects into an immutable snapshot; re-running reads nothing twice."""
     from postgame import runtime
     from postgame.events import emit_logs_landed
@@ -55,24 +62,33 @@ def ingest(source: str | None = typer.Option(None, "--source", help="Logs to rea
         return
     q = summary.quarantined
     typer.echo(f"snapshot    {summary.snapshot_id}\n            {summary.snapshot_uri}")
-    typer.echo(f"objects     {summary.objects_read} read, {summary.objects_skipped} skipped, "
-               f"{len(summary.corrupt_objects)} corrupt")
+    typer.echo(
+        f"objects     {summary.objects_read} read, {summary.objects_skipped} skipped, "
+        f"{len(summary.corrupt_objects)} corrupt"
+    )
     typer.echo(f"records     {summary.records_ingested} ingested, {summary.duplicates} duplicates")
     trajectory = "".join(f", {reason} {q[reason]}" for reason in REASONS[3:] if q.get(reason))  # version 2 only
-    typer.echo(f"quarantined {sum(q.values())} (parse {q['parse']}, schema {q['schema']}, too_large {q['too_large']}"
-               f"{trajectory})" + (f": postgame quarantine ls --snapshot {summary.snapshot_id[:12]}"
-                                   if sum(q.values()) else ""))
+    typer.echo(
+        f"quarantined {sum(q.values())} (parse {q['parse']}, schema {q['schema']}, too_large {q['too_large']}"
+        f"{trajectory})"
+        + (f": postgame quarantine ls --snapshot {summary.snapshot_id[:12]}" if sum(q.values()) else "")
+    )
     for bad in summary.corrupt_objects:
-        typer.echo(f"corrupt     {bad.key}: {bad.detail} ({bad.records_kept} records kept; it will be read again "
-                   f"once fixed)")
+        typer.echo(
+            f"corrupt     {bad.key}: {bad.detail} ({bad.records_kept} records kept; it will be read again once fixed)"
+        )
 
 
 @quarantine_app.command("ls")
-def quarantine_ls(snapshot: str | None = typer.Option(None, "--snapshot", help="Only this snapshot (id, prefix "
-                                                                                   "or latest)."),
-                  reason: str | None = typer.Option(None, "--reason", help="Only this reason: parse, schema, too_large, tool_arguments, "
-                                                   "orphan_tool_message or message_order."),
-                  as_json: bool = typer.Option(False, "--json", help="One JSON list.")) -> None:
+def quarantine_ls(
+    snapshot: str | None = typer.Option(None, "--snapshot", help="Only this snapshot (id, prefix or latest)."),
+    reason: str | None = typer.Option(
+        None,
+        "--reason",
+        help="Only this reason: parse, schema, too_large, tool_arguments, orphan_tool_message or message_order.",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="One JSON list."),
+) -> None:
     """List quarantined lines: entry, reason, object key:line, detail."""
     from postgame import runtime
     from postgame.errors import PostgameError
@@ -81,8 +97,10 @@ def quarantine_ls(snapshot: str | None = typer.Option(None, "--snapshot", help="
 
     if reason is not None and reason not in REASONS:
         raise PostgameError(f"--reason {reason!r}: allowed are {', '.join(REASONS)}")
-    rows = [(entry_name(m, e), e) for m, e in
-            quarantine_entries(cfg=runtime.current_config(), snapshot_id=snapshot, reason=reason)]
+    rows = [
+        (entry_name(m, e), e)
+        for m, e in quarantine_entries(cfg=runtime.current_config(), snapshot_id=snapshot, reason=reason)
+    ]
     if as_json:
         _echo_json([{"entry": name, **e.model_dump(exclude={"text"})} for name, e in rows])
         return
@@ -92,8 +110,10 @@ def quarantine_ls(snapshot: str | None = typer.Option(None, "--snapshot", help="
 
 
 @quarantine_app.command("show")
-def quarantine_show(entry: str = typer.Argument(..., help="An entry as `quarantine ls` prints it: <snapshot>:<n>."),
-                    as_json: bool = typer.Option(False, "--json", help="One JSON object.")) -> None:
+def quarantine_show(
+    entry: str = typer.Argument(..., help="An entry as `quarantine ls` prints it: <snapshot>:<n>."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object."),
+) -> None:
     """Print one quarantined line: where it came from, why it was set aside, and its (redacted) text."""
     from postgame import runtime
     from postgame.ingest.catalog import entry_name, quarantine_entry

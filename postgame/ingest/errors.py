@@ -12,9 +12,21 @@ from contextlib import contextmanager
 
 from postgame.errors import PostgameError
 
-_TRANSIENT_CODES = {"SlowDown", "Throttling", "ThrottlingException", "RequestLimitExceeded", "TooManyRequests",
-                    "RequestTimeout", "RequestTimeoutException", "InternalError", "ServiceUnavailable",
-                    "503", "500", "502", "504"}
+_TRANSIENT_CODES = {
+    "SlowDown",
+    "Throttling",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "TooManyRequests",
+    "RequestTimeout",
+    "RequestTimeoutException",
+    "InternalError",
+    "ServiceUnavailable",
+    "503",
+    "500",
+    "502",
+    "504",
+}
 
 
 class StoreError(PostgameError):
@@ -37,8 +49,15 @@ def _transient_one(exc: BaseException) -> bool:
         error = exc.response.get("Error", {})
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
         return error.get("Code") in _TRANSIENT_CODES or int(status) >= 500 or int(status) == 429
-    transient = (bce.ConnectionError, bce.HTTPClientError, bce.ResponseStreamingError, bce.IncompleteReadError,
-                 u3e.ProtocolError, u3e.TimeoutError, u3e.NewConnectionError)
+    transient = (
+        bce.ConnectionError,
+        bce.HTTPClientError,
+        bce.ResponseStreamingError,
+        bce.IncompleteReadError,
+        u3e.ProtocolError,
+        u3e.TimeoutError,
+        u3e.NewConnectionError,
+    )
     return isinstance(exc, transient)
 
 

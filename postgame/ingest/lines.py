@@ -103,16 +103,16 @@ def _shown(value: dict) -> str:
     return json.dumps(redact_value(value, RULES, secret_keys=True), ensure_ascii=False)
 
 
-def parse_line(line: bytes | TooLarge, *, text_chars: int,
-               max_line_bytes: int = 1 << 20) -> Accepted | Rejected | None:
+def parse_line(line: bytes | TooLarge, *, text_chars: int, max_line_bytes: int = 1 << 20) -> Accepted | Rejected | None:
     """The verdict on one line (None: skip it). Rejections keep at most `text_chars` characters of the line."""
     if isinstance(line, TooLarge):
         text, _ = _cut(line.head.decode("utf-8", "replace"), text_chars)
-        return Rejected("too_large", f"line of {line.size} bytes is over the limit of {max_line_bytes} bytes", text,
-                        True)
+        return Rejected(
+            "too_large", f"line of {line.size} bytes is over the limit of {max_line_bytes} bytes", text, True
+        )
     stripped = line.strip()
     if stripped.startswith(BOM):  # written by some Windows tools; not part of the record
-        stripped = stripped[len(BOM):].lstrip()
+        stripped = stripped[len(BOM) :].lstrip()
     if not stripped:
         return None
     try:

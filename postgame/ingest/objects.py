@@ -94,8 +94,13 @@ class ParsedObject:
         return concat(self.tables) if self.tables else arrow_schema().empty_table()
 
 
-_NUMBER_FIELDS = tuple((parent.name, sub.name) for parent in AGENT_SESSION.fields if parent.kind == "object"
-                       for sub in parent.fields if sub.kind == "number")
+_NUMBER_FIELDS = tuple(
+    (parent.name, sub.name)
+    for parent in AGENT_SESSION.fields
+    if parent.kind == "object"
+    for sub in parent.fields
+    if sub.kind == "number"
+)
 
 
 def _plain_numbers(record: dict) -> bool:
@@ -108,9 +113,11 @@ def _plain_numbers(record: dict) -> bool:
 
 def _with_lineage(table: pa.Table, key: str, numbers: list[int]) -> pa.Table:
     n = table.num_rows
-    return table.append_column(_SCHEMA.field(EXTRA), pa.nulls(n, pa.string())).append_column(
-        _SCHEMA.field(SOURCE_KEY), pa.array([key] * n, pa.string())).append_column(
-        _SCHEMA.field(SOURCE_LINE), pa.array(numbers, pa.int64()))
+    return (
+        table.append_column(_SCHEMA.field(EXTRA), pa.nulls(n, pa.string()))
+        .append_column(_SCHEMA.field(SOURCE_KEY), pa.array([key] * n, pa.string()))
+        .append_column(_SCHEMA.field(SOURCE_LINE), pa.array(numbers, pa.int64()))
+    )
 
 
 _BULK, _PLAIN, _ROW = 0, 1, 2  # where an accepted line's row comes from
@@ -156,10 +163,11 @@ class _Segment:
 
         block = b"\n".join(self.plain)
         try:
-            table = pj.read_json(io.BytesIO(block), read_options=pj.ReadOptions(use_threads=False,
-                                                                               block_size=len(block) + 1),
-                                 parse_options=pj.ParseOptions(explicit_schema=_CONTRACT,
-                                                               unexpected_field_behavior="ignore"))
+            table = pj.read_json(
+                io.BytesIO(block),
+                read_options=pj.ReadOptions(use_threads=False, block_size=len(block) + 1),
+                parse_options=pj.ParseOptions(explicit_schema=_CONTRACT, unexpected_field_behavior="ignore"),
+            )
             table = table.select(_CONTRACT.names).cast(_CONTRACT)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             return records_to_table(self.plain_rows)  # e.g. a key given twice: Python's reading (last one wins)
@@ -287,8 +295,9 @@ def _read_bulk(lines: list[bytes]) -> tuple[pa.Table | None, np.ndarray]:
     return (pa.concat_tables(pieces) if len(pieces) > 1 else pieces[0]), read
 
 
-def _bulk(batch: list[tuple[int, bytes | TooLarge]], block: bytes, starts: list[int],
-          slow: np.ndarray) -> tuple[pa.Table | None, np.ndarray, list[bytes]]:
+def _bulk(
+    batch: list[tuple[int, bytes | TooLarge]], block: bytes, starts: list[int], slow: np.ndarray
+) -> tuple[pa.Table | None, np.ndarray, list[bytes]]:
     """The bulk path of a segment (module docstring): the accepted rows (in line order), a bool per line (accepted
     in bulk) and the stripped lines (b"" where not computed)."""
     deep = _nesting(block, starts) > _DEEP
@@ -374,8 +383,12 @@ def parse_object(job: ObjectJob, settings: IngestSettings) -> ParsedObject:
     """Parse every line of one object (see the module docstring). Never raises on bad data: a damaged gzip ends the
     object with `corrupt` set, after the lines decoded before the damage."""
     part = ParsedObject(key=job.key, etag=job.etag, size=job.size)
-    chunks = read_line_chunks(io.BytesIO(job.data), max_line_bytes=settings.max_line_bytes,
-                              head_bytes=settings.quarantine_text_bytes + 4096, chunk_bytes=settings.read_chunk_bytes)
+    chunks = read_line_chunks(
+        io.BytesIO(job.data),
+        max_line_bytes=settings.max_line_bytes,
+        head_bytes=settings.quarantine_text_bytes + 4096,
+        chunk_bytes=settings.read_chunk_bytes,
+    )
     batch: list[tuple[int, bytes | TooLarge]] = []
     size = 0
     try:

@@ -87,21 +87,42 @@ class _Run:
         try:
             self._stream(source, stats)
         except CorruptObject as exc:
-            self.corrupt.append(snap.CorruptObjectReport(key=info.key, etag=info.etag, size=info.size,
-                                                         detail=str(exc), lines_read=stats.lines,
-                                                         records_kept=stats.records))
-            log.warning("ingest %s: corrupt object, %s (kept the %d records decoded before the damage)", info.key,
-                        exc, stats.records)
+            self.corrupt.append(
+                snap.CorruptObjectReport(
+                    key=info.key,
+                    etag=info.etag,
+                    size=info.size,
+                    detail=str(exc),
+                    lines_read=stats.lines,
+                    records_kept=stats.records,
+                )
+            )
+            log.warning(
+                "ingest %s: corrupt object, %s (kept the %d records decoded before the damage)",
+                info.key,
+                exc,
+                stats.records,
+            )
             return
         self.complete.append(stats)
-        log.info("ingest %s: %d lines, %d records, %d duplicates, %d quarantined", info.key, stats.lines,
-                 stats.records, stats.duplicates, sum(stats.quarantined.values()))
+        log.info(
+            "ingest %s: %d lines, %d records, %d duplicates, %d quarantined",
+            info.key,
+            stats.lines,
+            stats.records,
+            stats.duplicates,
+            sum(stats.quarantined.values()),
+        )
 
     def _stream(self, source: ObjectStore, stats: snap.SourceObject) -> None:
         max_line = self.settings.max_line_bytes
         with source.open(stats.key) as stream:
-            lines = read_lines(stream, max_line_bytes=max_line, head_bytes=self.text_chars + 4096,
-                               chunk_bytes=self.settings.read_chunk_bytes)
+            lines = read_lines(
+                stream,
+                max_line_bytes=max_line,
+                head_bytes=self.text_chars + 4096,
+                chunk_bytes=self.settings.read_chunk_bytes,
+            )
             for number, line in lines:
                 stats.lines = number
                 verdict = parse_line(line, text_chars=self.text_chars, max_line_bytes=max_line)
@@ -109,17 +130,29 @@ class _Run:
                     stats.skipped_lines += 1
                 elif isinstance(verdict, Rejected):
                     size = line.size if isinstance(line, TooLarge) else len(line)
-                    self._quarantine(stats, number, size, verdict.reason, verdict.detail, verdict.text,
-                                     verdict.truncated)
+                    self._quarantine(
+                        stats, number, size, verdict.reason, verdict.detail, verdict.text, verdict.truncated
+                    )
                 else:
                     self._keep(stats, number, line, verdict)
 
-    def _quarantine(self, stats: snap.SourceObject, number: int, size: int, reason: str, detail: str, text: str,
-                    truncated: bool) -> None:
+    def _quarantine(
+        self, stats: snap.SourceObject, number: int, size: int, reason: str, detail: str, text: str, truncated: bool
+    ) -> None:
         stats.quarantined[reason] += 1
-        self.writer.add_quarantine(snap.QuarantineEntry(
-            index=self.writer.quarantined, object_key=stats.key, etag=stats.etag, line=number, reason=reason,
-            detail=detail, bytes=size, text=text, truncated=truncated))
+        self.writer.add_quarantine(
+            snap.QuarantineEntry(
+                index=self.writer.quarantined,
+                object_key=stats.key,
+                etag=stats.etag,
+                line=number,
+                reason=reason,
+                detail=detail,
+                bytes=size,
+                text=text,
+                truncated=truncated,
+            )
+        )
 
     def _keep(self, stats: snap.SourceObject, number: int, line: bytes, accepted: Accepted) -> None:
         record = accepted.record
@@ -131,9 +164,15 @@ class _Run:
             return
         if known is not None:
             text = json.dumps(to_record(dict(record, extra=accepted.extra)), ensure_ascii=False)  # as stored
-            self._quarantine(stats, number, len(line), "schema",
-                             f"session_id {session_id!r} was already ingested with different content "
-                             f"(session_id must be unique)", text[: self.text_chars], len(text) > self.text_chars)
+            self._quarantine(
+                stats,
+                number,
+                len(line),
+                "schema",
+                f"session_id {session_id!r} was already ingested with different content (session_id must be unique)",
+                text[: self.text_chars],
+                len(text) > self.text_chars,
+            )
             return
         self.seen[session_id] = line_digest
         record["extra"] = accepted.extra  # the record's own unknown `extra`, if any, is inside it already
@@ -159,8 +198,9 @@ class _ParallelRun(_Run):
     deduped here exactly as `_Run` does line by line, so both give the same snapshot."""
 
     def take(self, source: ObjectStore, part: ParsedObject) -> None:
-        stats = snap.SourceObject(key=part.key, etag=part.etag, size=part.size, lines=part.lines,
-                                  skipped_lines=part.skipped_lines)
+        stats = snap.SourceObject(
+            key=part.key, etag=part.etag, size=part.size, lines=part.lines, skipped_lines=part.skipped_lines
+        )
         self.read.append(stats)
         keep, conflicts = [], []
         for i, (session_id, line_digest) in enumerate(zip(part.session_ids, part.digests)):
@@ -181,42 +221,74 @@ class _ParallelRun(_Run):
             else:
                 session_id = part.session_ids[verdict]
                 text = texts[number]
-                self._quarantine(stats, number, size, "schema",
-                                 f"session_id {session_id!r} was already ingested with different content "
-                                 f"(session_id must be unique)", text[: self.text_chars], len(text) > self.text_chars)
+                self._quarantine(
+                    stats,
+                    number,
+                    size,
+                    "schema",
+                    f"session_id {session_id!r} was already ingested with different content "
+                    f"(session_id must be unique)",
+                    text[: self.text_chars],
+                    len(text) > self.text_chars,
+                )
         if keep:
             table = part.table
             if len(keep) < table.num_rows:
                 import pyarrow as pa
 
                 table = table.take(pa.array(keep, pa.int64()))
-            self.writer.add_rows(table, [part.session_ids[i] for i in keep], [part.digests[i] for i in keep],
-                                 [part.sizes[i] for i in keep])
+            self.writer.add_rows(
+                table,
+                [part.session_ids[i] for i in keep],
+                [part.digests[i] for i in keep],
+                [part.sizes[i] for i in keep],
+            )
             stats.records += len(keep)
         if part.corrupt is not None:
-            self.corrupt.append(snap.CorruptObjectReport(key=part.key, etag=part.etag, size=part.size,
-                                                         detail=part.corrupt, lines_read=stats.lines,
-                                                         records_kept=stats.records))
-            log.warning("ingest %s: corrupt object, %s (kept the %d records decoded before the damage)", part.key,
-                        part.corrupt, stats.records)
+            self.corrupt.append(
+                snap.CorruptObjectReport(
+                    key=part.key,
+                    etag=part.etag,
+                    size=part.size,
+                    detail=part.corrupt,
+                    lines_read=stats.lines,
+                    records_kept=stats.records,
+                )
+            )
+            log.warning(
+                "ingest %s: corrupt object, %s (kept the %d records decoded before the damage)",
+                part.key,
+                part.corrupt,
+                stats.records,
+            )
             return
         self.complete.append(stats)
-        log.info("ingest %s: %d lines, %d records, %d duplicates, %d quarantined", part.key, stats.lines,
-                 stats.records, stats.duplicates, sum(stats.quarantined.values()))
+        log.info(
+            "ingest %s: %d lines, %d records, %d duplicates, %d quarantined",
+            part.key,
+            stats.lines,
+            stats.records,
+            stats.duplicates,
+            sum(stats.quarantined.values()),
+        )
 
     def _conflict_texts(self, source: ObjectStore, part: ParsedObject, conflicts: list[int]) -> dict[int, str]:
         """The stored text of records whose session_id is taken (rare): their lines parsed again, as `_keep` does."""
         wanted = {part.numbers[i] for i in conflicts}
         texts = {}
         with source.open(part.key) as stream:
-            for number, line in read_lines(stream, max_line_bytes=self.settings.max_line_bytes,
-                                           head_bytes=self.text_chars + 4096,
-                                           chunk_bytes=self.settings.read_chunk_bytes):
+            for number, line in read_lines(
+                stream,
+                max_line_bytes=self.settings.max_line_bytes,
+                head_bytes=self.text_chars + 4096,
+                chunk_bytes=self.settings.read_chunk_bytes,
+            ):
                 if number in wanted:
                     accepted = parse_line(line, text_chars=self.text_chars, max_line_bytes=self.settings.max_line_bytes)
                     assert isinstance(accepted, Accepted), f"{part.key}:{number} changed while ingest read it"
-                    texts[number] = json.dumps(to_record(dict(accepted.record, extra=accepted.extra)),
-                                               ensure_ascii=False)
+                    texts[number] = json.dumps(
+                        to_record(dict(accepted.record, extra=accepted.extra)), ensure_ascii=False
+                    )
                     if len(texts) == len(wanted):
                         break
         return texts
@@ -230,8 +302,9 @@ def _jobs(source: ObjectStore, todo: list[ObjectInfo]) -> Iterator[ObjectJob]:
         yield ObjectJob(key=info.key, etag=info.etag, size=info.size, data=data)
 
 
-def _new_objects(source: ObjectStore, prefix: str, state: ObjectStore, settings: IngestSettings,
-                 committed: snap.CommittedState) -> tuple[list[ObjectInfo], int]:
+def _new_objects(
+    source: ObjectStore, prefix: str, state: ObjectStore, settings: IngestSettings, committed: snap.CommittedState
+) -> tuple[list[ObjectInfo], int]:
     """The log objects to read, in key order, and how many listed objects were skipped."""
     todo: list[ObjectInfo] = []
     skipped = 0
@@ -246,8 +319,17 @@ def _new_objects(source: ObjectStore, prefix: str, state: ObjectStore, settings:
     return todo, skipped
 
 
-def ingest(source: ObjectStore, prefix: str, *, state: ObjectStore, settings: IngestSettings, workdir: Path,
-           source_uri: str, mapper: Mapper | None = None, config_sha256: str | None = None) -> IngestSummary:
+def ingest(
+    source: ObjectStore,
+    prefix: str,
+    *,
+    state: ObjectStore,
+    settings: IngestSettings,
+    workdir: Path,
+    source_uri: str,
+    mapper: Mapper | None = None,
+    config_sha256: str | None = None,
+) -> IngestSummary:
     """Read the new log objects of `source` under `prefix` into one snapshot committed to `state`. With `mapper`,
     objects are parsed through it (in parallel); without, line by line in this process (the reference path).
     `config_sha256` (the config that runs it) is recorded in the snapshot's manifest for lineage."""
@@ -256,9 +338,17 @@ def ingest(source: ObjectStore, prefix: str, *, state: ObjectStore, settings: In
     todo, skipped = _new_objects(source, prefix, state, settings, committed)
     if not todo:
         log.info("ingest %s: nothing new (%d objects skipped)", source_uri, skipped)
-        return IngestSummary(snapshot_id=None, snapshot_uri=None, objects_read=0, objects_skipped=skipped,
-                             corrupt_objects=[], records_ingested=0, duplicates=0,
-                             quarantined=dict.fromkeys(REASONS, 0), manifest_uri=None)
+        return IngestSummary(
+            snapshot_id=None,
+            snapshot_uri=None,
+            objects_read=0,
+            objects_skipped=skipped,
+            corrupt_objects=[],
+            records_ingested=0,
+            duplicates=0,
+            quarantined=dict.fromkeys(REASONS, 0),
+            manifest_uri=None,
+        )
     writer = snap.SnapshotWriter(workdir, settings.batch_rows, settings.batch_bytes)
     try:
         if mapper is None:
@@ -274,21 +364,41 @@ def ingest(source: ObjectStore, prefix: str, *, state: ObjectStore, settings: In
         # Two ingests into one store must not both commit on the same parent: check the head just before.
         heads = snap.manifests(state, settings.state_prefix)
         if (heads[-1].snapshot_id if heads else None) != (committed.head.snapshot_id if committed.head else None):
-            raise StoreError("another ingest committed a snapshot to this store during this run; run again",
-                             transient=True)
-        manifest = snap.commit(writer, state, settings.state_prefix, parent=committed.head, sources=run.complete,
-                               corrupt=run.corrupt, counts=counts, source_uri=source_uri,
-                               config_sha256=config_sha256)
+            raise StoreError(
+                "another ingest committed a snapshot to this store during this run; run again", transient=True
+            )
+        manifest = snap.commit(
+            writer,
+            state,
+            settings.state_prefix,
+            parent=committed.head,
+            sources=run.complete,
+            corrupt=run.corrupt,
+            counts=counts,
+            source_uri=source_uri,
+            config_sha256=config_sha256,
+        )
     finally:
         writer.discard()
     base = snap.snapshot_prefix(settings.state_prefix, manifest.snapshot_id)
-    log.info("ingest %s: snapshot %s, %d records in %.1fs", source_uri, manifest.snapshot_id[:12],
-             counts.records_ingested, time.monotonic() - started)
-    return IngestSummary(snapshot_id=manifest.snapshot_id, snapshot_uri=state.url(base + "data.parquet"),
-                         objects_read=counts.objects_read, objects_skipped=counts.objects_skipped,
-                         corrupt_objects=run.corrupt, records_ingested=counts.records_ingested,
-                         duplicates=counts.duplicates, quarantined=dict(counts.quarantined),
-                         manifest_uri=state.url(base + "manifest.json"))
+    log.info(
+        "ingest %s: snapshot %s, %d records in %.1fs",
+        source_uri,
+        manifest.snapshot_id[:12],
+        counts.records_ingested,
+        time.monotonic() - started,
+    )
+    return IngestSummary(
+        snapshot_id=manifest.snapshot_id,
+        snapshot_uri=state.url(base + "data.parquet"),
+        objects_read=counts.objects_read,
+        objects_skipped=counts.objects_skipped,
+        corrupt_objects=run.corrupt,
+        records_ingested=counts.records_ingested,
+        duplicates=counts.duplicates,
+        quarantined=dict(counts.quarantined),
+        manifest_uri=state.url(base + "manifest.json"),
+    )
 
 
 def run_ingest(source_uri: str, *, cfg, mapper: Mapper | None = None) -> IngestSummary:
@@ -309,5 +419,13 @@ def run_ingest(source_uri: str, *, cfg, mapper: Mapper | None = None) -> IngestS
         state = runtime.store(cfg)
         if isinstance(source, LocalStore) and not source.root.is_dir():
             raise StoreError(f"source folder {source.root} does not exist", transient=False)
-        return ingest(source, prefix, state=state, settings=cfg.ingest, workdir=cfg.home / "tmp",
-                      source_uri=source_uri, mapper=mapper, config_sha256=config_sha256(cfg))
+        return ingest(
+            source,
+            prefix,
+            state=state,
+            settings=cfg.ingest,
+            workdir=cfg.home / "tmp",
+            source_uri=source_uri,
+            mapper=mapper,
+            config_sha256=config_sha256(cfg),
+        )

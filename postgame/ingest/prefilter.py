@@ -82,7 +82,7 @@ def _long_numbers(chars: np.ndarray) -> np.ndarray:
     full = np.flatnonzero(grid.view(np.uint64).ravel() == _ALL_DIGITS)
     if not len(full):
         return full
-    tail = digit[words * 8:]
+    tail = digit[words * 8 :]
     left = np.zeros(len(full), np.int64)
     has_left = full > 0
     left[has_left] = np.cumprod(grid[full[has_left] - 1, ::-1], axis=1).sum(axis=1)

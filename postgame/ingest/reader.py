@@ -74,8 +74,9 @@ def decoded_chunks(stream: BinaryIO, chunk_bytes: int = 1 << 20) -> Iterator[byt
     yield from _gunzip(everything, chunk_bytes) if first[:2] == GZIP_MAGIC else everything
 
 
-def split_line_chunks(chunks: Iterator[bytes], max_line_bytes: int,
-                      head_bytes: int) -> Iterator[list[tuple[int, bytes | TooLarge]]]:
+def split_line_chunks(
+    chunks: Iterator[bytes], max_line_bytes: int, head_bytes: int
+) -> Iterator[list[tuple[int, bytes | TooLarge]]]:
     """The lines that end in each chunk, as one list per chunk: (line number, line), a line longer than
     max_line_bytes becoming TooLarge with its first head_bytes. The newline is removed; a last line without one is
     still a line. The lines inside a chunk are taken whole (`bytes.split`), with no Python step per line."""
@@ -105,8 +106,10 @@ def split_line_chunks(chunks: Iterator[bytes], max_line_bytes: int,
             if max(map(len, middle)) <= max_line_bytes:
                 out += zip(range(number + 1, number + 1 + len(middle)), middle)
             else:
-                out += [(number + 1 + k, TooLarge(line[:head_bytes], len(line)) if len(line) > max_line_bytes else line)
-                        for k, line in enumerate(middle)]
+                out += [
+                    (number + 1 + k, TooLarge(line[:head_bytes], len(line)) if len(line) > max_line_bytes else line)
+                    for k, line in enumerate(middle)
+                ]
             number += len(middle)
         parts, size, too_large = [], 0, False
         carry(pieces[-1])
@@ -115,20 +118,23 @@ def split_line_chunks(chunks: Iterator[bytes], max_line_bytes: int,
         yield [(number + 1, TooLarge(parts[0], size) if too_large else b"".join(parts))]
 
 
-def split_lines(chunks: Iterator[bytes], max_line_bytes: int,
-                head_bytes: int) -> Iterator[tuple[int, bytes | TooLarge]]:
+def split_lines(
+    chunks: Iterator[bytes], max_line_bytes: int, head_bytes: int
+) -> Iterator[tuple[int, bytes | TooLarge]]:
     """(line number, line) for each line of the concatenated chunks (see `split_line_chunks`)."""
     for lines in split_line_chunks(chunks, max_line_bytes, head_bytes):
         yield from lines
 
 
-def read_lines(stream: BinaryIO, *, max_line_bytes: int, head_bytes: int = 4096,
-               chunk_bytes: int = 1 << 20) -> Iterator[tuple[int, bytes | TooLarge]]:
+def read_lines(
+    stream: BinaryIO, *, max_line_bytes: int, head_bytes: int = 4096, chunk_bytes: int = 1 << 20
+) -> Iterator[tuple[int, bytes | TooLarge]]:
     """Lines of one log object; raises CorruptObject (after the good lines) when its compression is damaged."""
     return split_lines(decoded_chunks(stream, chunk_bytes), max_line_bytes, head_bytes)
 
 
-def read_line_chunks(stream: BinaryIO, *, max_line_bytes: int, head_bytes: int = 4096,
-                     chunk_bytes: int = 1 << 20) -> Iterator[list[tuple[int, bytes | TooLarge]]]:
+def read_line_chunks(
+    stream: BinaryIO, *, max_line_bytes: int, head_bytes: int = 4096, chunk_bytes: int = 1 << 20
+) -> Iterator[list[tuple[int, bytes | TooLarge]]]:
     """`read_lines`, a list of lines per decoded chunk (for callers that work on many lines at once)."""
     return split_line_chunks(decoded_chunks(stream, chunk_bytes), max_line_bytes, head_bytes)

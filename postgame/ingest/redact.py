@@ -67,8 +67,11 @@ def _address_like(text: str, low: str) -> bool:
     while at != -1:
         if 0 < at < len(text) - 1:
             before, after = text[at - 1], text[at + 1]
-            if ((before.isalnum() or before in "._%+-") and (after.isalnum() or after == "-")
-                    and not _after_escape(text, at)):
+            if (
+                (before.isalnum() or before in "._%+-")
+                and (after.isalnum() or after == "-")
+                and not _after_escape(text, at)
+            ):
                 return True
         at = text.find("@", at + 1)
     return False
@@ -79,29 +82,59 @@ def _address_like(text: str, low: str) -> bool:
 _ESCAPED_SLASH = re.compile(r":\\+/")
 
 RULES: tuple[Rule, ...] = (  # order matters: a PEM block first; url_password before email
-    Rule("private_key", re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?"
-                                   r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)", re.DOTALL),
-         lambda text, low: "PRIVATE KEY" in text),
-    Rule("aws_key", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}"
-                               r"(?![A-Z0-9])"),  # glued to lower-case text (`keyAKIA...`) still counts
-         _search(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}")),
-    Rule("aws_secret", re.compile(r"(?P<label>(?i:aws_?secret(?:_?access)?_?key|secret_?access_?key)[\"']?\s*[:=]\s*"
-                                  r"[\"']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])"),
-         lambda text, low: "secret" in low, label="label"),
-    Rule("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
-         _search(r"gh[pousr]_|github_pat_")),
-    Rule("bearer_token", re.compile(r"(?P<label>\b(?i:bearer)\s+)[A-Za-z0-9\-._~+/]{12,}=*"),
-         lambda text, low: "bearer" in low, label="label"),
-    Rule("url_password", re.compile(r"(?P<label>\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]+:)[^\s@/]+(?=@)"),
-         lambda text, low: _userinfo_like(text) and ("://" in text or _ESCAPED_SLASH.search(text) is not None),
-         label="label"),
-    Rule("email", re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"),
-         _address_like),
+    Rule(
+        "private_key",
+        re.compile(
+            r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?"
+            r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            re.DOTALL,
+        ),
+        lambda text, low: "PRIVATE KEY" in text,
+    ),
+    Rule(
+        "aws_key",
+        re.compile(
+            r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}"
+            r"(?![A-Z0-9])"
+        ),  # glued to lower-case text (`keyAKIA...`) still counts
+        _search(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}"),
+    ),
+    Rule(
+        "aws_secret",
+        re.compile(
+            r"(?P<label>(?i:aws_?secret(?:_?access)?_?key|secret_?access_?key)[\"']?\s*[:=]\s*"
+            r"[\"']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])"
+        ),
+        lambda text, low: "secret" in low,
+        label="label",
+    ),
+    Rule(
+        "github_token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+        _search(r"gh[pousr]_|github_pat_"),
+    ),
+    Rule(
+        "bearer_token",
+        re.compile(r"(?P<label>\b(?i:bearer)\s+)[A-Za-z0-9\-._~+/]{12,}=*"),
+        lambda text, low: "bearer" in low,
+        label="label",
+    ),
+    Rule(
+        "url_password",
+        re.compile(r"(?P<label>\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]+:)[^\s@/]+(?=@)"),
+        lambda text, low: _userinfo_like(text) and ("://" in text or _ESCAPED_SLASH.search(text) is not None),
+        label="label",
+    ),
+    Rule(
+        "email", re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"), _address_like
+    ),
 )
 
 # An unknown field with such a name holds a secret whatever its value looks like.
-_SECRET_KEY = re.compile(r"(?i)^(?:.*[_\-.])?(?:password|passwd|secret|client[_\-]?secret|api[_\-]?key|access[_\-]?key|"
-                         r"secret[_\-]?key|private[_\-]?key|(?:auth|access|refresh|session)[_\-]?token)$")
+_SECRET_KEY = re.compile(
+    r"(?i)^(?:.*[_\-.])?(?:password|passwd|secret|client[_\-]?secret|api[_\-]?key|access[_\-]?key|"
+    r"secret[_\-]?key|private[_\-]?key|(?:auth|access|refresh|session)[_\-]?token)$"
+)
 
 
 def placeholder(kind: str) -> str:

@@ -95,8 +95,10 @@ class SnapshotManifest(BaseModel):
     code_version: str
     config_sha256: str | None = Field(None, description="The config that made it (postgame.lineage.config_sha256).")
     contract: str = AGENT_SESSION.name
-    schema_version: int = Field(SCHEMA_VERSION, description="Layout of the data file: the highest schema_version of "
-                                                            "its records (1 when it has none).")
+    schema_version: int = Field(
+        SCHEMA_VERSION,
+        description="Layout of the data file: the highest schema_version of its records (1 when it has none).",
+    )
     source_uri: str
     store_uri: str
     data: FileRef
@@ -129,10 +131,16 @@ def code_version() -> str:
         text = "postgame (not installed)"
     root = Path(__file__).resolve().parents[2]
     try:
-        sha = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True,
-                             timeout=5).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                               capture_output=True, text=True, timeout=5).stdout.strip()
+        sha = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return text
     return f"{text}+git.{sha}{'.dirty' if dirty else ''}" if sha else text
@@ -252,10 +260,14 @@ class SnapshotWriter:
         seen = pa.table({"session_id": pa.array(ids, pa.string()), "digest": pa.array(digests, pa.int64())})
         pq.write_table(seen, self.seen_path, compression="zstd")
         self.new_ids = []
-        return {name: FileRef(key="", sha256=_sha256_file(path), bytes=path.stat().st_size, rows=rows)
-                for name, path, rows in (("data", self.data_path, self.records),
-                                         ("quarantine", self.quarantine_path, self.quarantined),
-                                         ("seen_index", self.seen_path, self.records))}
+        return {
+            name: FileRef(key="", sha256=_sha256_file(path), bytes=path.stat().st_size, rows=rows)
+            for name, path, rows in (
+                ("data", self.data_path, self.records),
+                ("quarantine", self.quarantine_path, self.quarantined),
+                ("seen_index", self.seen_path, self.records),
+            )
+        }
 
     def discard(self) -> None:
         for handle in (self._quarantine, self._qfile):
@@ -270,12 +282,22 @@ class SnapshotWriter:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def snapshot_id_of(files: dict[str, FileRef], sources: list[SourceObject], corrupt: list[CorruptObjectReport],
-                   parent: str | None, schema_version: int = SCHEMA_VERSION) -> str:
-    content = {"contract": AGENT_SESSION.name, "schema_version": schema_version, "parent": parent,
-               "data": files["data"].sha256, "quarantine": files["quarantine"].sha256,
-               "sources": [[s.key, s.etag, s.size] for s in sources],
-               "corrupt": [[c.key, c.etag, c.size] for c in corrupt]}
+def snapshot_id_of(
+    files: dict[str, FileRef],
+    sources: list[SourceObject],
+    corrupt: list[CorruptObjectReport],
+    parent: str | None,
+    schema_version: int = SCHEMA_VERSION,
+) -> str:
+    content = {
+        "contract": AGENT_SESSION.name,
+        "schema_version": schema_version,
+        "parent": parent,
+        "data": files["data"].sha256,
+        "quarantine": files["quarantine"].sha256,
+        "sources": [[s.key, s.etag, s.size] for s in sources],
+        "corrupt": [[c.key, c.etag, c.size] for c in corrupt],
+    }
     return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
@@ -283,24 +305,46 @@ def snapshot_prefix(state_prefix: str, snapshot_id: str) -> str:
     return f"{state_prefix}snapshots/{snapshot_id}/"
 
 
-def commit(writer: SnapshotWriter, store: ObjectStore, state_prefix: str, *, parent: SnapshotManifest | None,
-           sources: list[SourceObject], corrupt: list[CorruptObjectReport], counts: Counts,
-           source_uri: str, config_sha256: str | None = None) -> SnapshotManifest:
+def commit(
+    writer: SnapshotWriter,
+    store: ObjectStore,
+    state_prefix: str,
+    *,
+    parent: SnapshotManifest | None,
+    sources: list[SourceObject],
+    corrupt: list[CorruptObjectReport],
+    counts: Counts,
+    source_uri: str,
+    config_sha256: str | None = None,
+) -> SnapshotManifest:
     """Upload the files, then the manifest (the commit point). Returns the committed manifest."""
     files = writer.close()
     snapshot_id = snapshot_id_of(files, sources, corrupt, parent.snapshot_id if parent else None, writer.version)
     base = snapshot_prefix(state_prefix, snapshot_id)
-    for name, path, filename in (("data", writer.data_path, "data.parquet"),
-                                 ("quarantine", writer.quarantine_path, "quarantine.jsonl.gz"),
-                                 ("seen_index", writer.seen_path, "seen.parquet")):
+    for name, path, filename in (
+        ("data", writer.data_path, "data.parquet"),
+        ("quarantine", writer.quarantine_path, "quarantine.jsonl.gz"),
+        ("seen_index", writer.seen_path, "seen.parquet"),
+    ):
         files[name] = files[name].model_copy(update={"key": base + filename})
         store.put_file(base + filename, path)
     manifest = SnapshotManifest(
-        snapshot_id=snapshot_id, seq=(parent.seq + 1) if parent else 1, parent=parent.snapshot_id if parent else None,
-        created_at=datetime.now(UTC).isoformat(timespec="seconds"), code_version=code_version(),
-        config_sha256=config_sha256, schema_version=writer.version, source_uri=source_uri, store_uri=store.uri,
-        data=files["data"], quarantine=files["quarantine"],
-        seen_index=files["seen_index"], sources=sources, corrupt_objects=corrupt, counts=counts)
+        snapshot_id=snapshot_id,
+        seq=(parent.seq + 1) if parent else 1,
+        parent=parent.snapshot_id if parent else None,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        code_version=code_version(),
+        config_sha256=config_sha256,
+        schema_version=writer.version,
+        source_uri=source_uri,
+        store_uri=store.uri,
+        data=files["data"],
+        quarantine=files["quarantine"],
+        seen_index=files["seen_index"],
+        sources=sources,
+        corrupt_objects=corrupt,
+        counts=counts,
+    )
     store.put(base + "manifest.json", manifest.model_dump_json(indent=2).encode("utf-8"))
     return manifest
 
@@ -357,8 +401,10 @@ def resolve(store: ObjectStore, state_prefix: str, snapshot_id: str) -> Snapshot
             return matches[0]
         if len(matches) > 1:
             raise PostgameError(f"snapshot id {snapshot_id!r} is ambiguous: {len(matches)} snapshots start with it")
-    raise PostgameError(f"no snapshot {snapshot_id!r} in {store.uri}/{state_prefix} (see `postgame quarantine ls` or "
-                        f"the output of `postgame ingest`)")
+    raise PostgameError(
+        f"no snapshot {snapshot_id!r} in {store.uri}/{state_prefix} (see `postgame quarantine ls` or "
+        f"the output of `postgame ingest`)"
+    )
 
 
 def local_path(store: ObjectStore, key: str, cache: Path, sha256: str) -> Path:

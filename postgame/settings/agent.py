@@ -36,28 +36,57 @@ class AgentSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    enabled: bool = Field(False, description=(
-        "The policy acts as an agent: evaluation (and the gate) grades episodes in this environment instead of one "
-        "blind answer; the base is the agent base (models/base_agent) when `policy.base_model` is empty."))
-    tools: tuple[str, ...] = Field(DEFAULT_TOOLS, description=(
-        "Tools the policy may call: any of list_files, view, search, edit, run_tests, bash, submit, or `all`; submit "
-        "is always on. bash runs one shell command in the episode's sandbox (off by default: the embedded policy "
-        "never learned it; turn it on for real checkpoints)."))
+    enabled: bool = Field(
+        False,
+        description=(
+            "The policy acts as an agent: evaluation (and the gate) grades episodes in this environment instead of one "
+            "blind answer; the base is the agent base (models/base_agent) when `policy.base_model` is empty."
+        ),
+    )
+    tools: tuple[str, ...] = Field(
+        DEFAULT_TOOLS,
+        description=(
+            "Tools the policy may call: any of list_files, view, search, edit, run_tests, bash, submit, or `all`; submit "
+            "is always on. bash runs one shell command in the episode's sandbox (off by default: the embedded policy "
+            "never learned it; turn it on for real checkpoints)."
+        ),
+    )
     max_steps: int = Field(16, ge=1, le=500, description="Tool calls per episode; one more ends it `budget_exhausted`.")
-    step_timeout_s: float = Field(60.0, gt=0, description="Wall-clock limit of one run_tests or bash call; the "
-                                  "sandbox's whole process tree is killed and the episode ends `timeout`.")
-    episode_timeout_s: float = Field(600.0, gt=0, description="Wall-clock limit of a whole episode (tools and the "
-                                     "policy's turns); past it the episode ends `timeout`.")
-    max_observation_chars: int = Field(2000, ge=200, description="An observation longer than this is cut (head and "
-                                       "tail kept, the cut said): tool output must not flood the context.")
-    max_invalid_actions: int = Field(3, ge=1, description="Consecutive invalid calls (unknown tool, bad arguments, "
-                                     "a reply with no tool call) that end the episode `invalid_actions`.")
+    step_timeout_s: float = Field(
+        60.0,
+        gt=0,
+        description="Wall-clock limit of one run_tests or bash call; the "
+        "sandbox's whole process tree is killed and the episode ends `timeout`.",
+    )
+    episode_timeout_s: float = Field(
+        600.0,
+        gt=0,
+        description="Wall-clock limit of a whole episode (tools and the "
+        "policy's turns); past it the episode ends `timeout`.",
+    )
+    max_observation_chars: int = Field(
+        2000,
+        ge=200,
+        description="An observation longer than this is cut (head and "
+        "tail kept, the cut said): tool output must not flood the context.",
+    )
+    max_invalid_actions: int = Field(
+        3,
+        ge=1,
+        description="Consecutive invalid calls (unknown tool, bad arguments, "
+        "a reply with no tool call) that end the episode `invalid_actions`.",
+    )
     view_lines: int = Field(80, ge=5, description="Lines `view` shows when no end line is given.")
-    grade_unsubmitted: bool = Field(False, description=(
-        "Grade the working copy of an episode that ended without `submit` (budget, timeout, invalid actions), as "
-        "SWE-agent's autosubmit does; off = such an episode earns reward 0.0 without a test run."))
-    observation_format: Literal["text"] = Field("text", description="How tool results are written back to the "
-                                                "policy (part of the evaluation cache key).")
+    grade_unsubmitted: bool = Field(
+        False,
+        description=(
+            "Grade the working copy of an episode that ended without `submit` (budget, timeout, invalid actions), as "
+            "SWE-agent's autosubmit does; off = such an episode earns reward 0.0 without a test run."
+        ),
+    )
+    observation_format: Literal["text"] = Field(
+        "text", description="How tool results are written back to the policy (part of the evaluation cache key)."
+    )
 
     @field_validator("tools", mode="before")
     @classmethod

@@ -12,12 +12,19 @@ class DemoSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    cycles: int = Field(3, ge=1, description="Rounds of traffic → cycle. 3 takes about 20 minutes on 2 cores after "
-                                             "set-up with the default world (the first round also builds nothing "
-                                             "that is cached).")
+    cycles: int = Field(
+        3,
+        ge=1,
+        description="Rounds of traffic → cycle. 3 takes about 20 minutes on 2 cores after "
+        "set-up with the default world (the first round also builds nothing "
+        "that is cached).",
+    )
     sessions: int = Field(96, ge=1, description="Simulated production sessions per round, before each cycle.")
-    log_file: str = Field("logs/postgame.log", description="Library warnings, TRL's per-step logs and MLflow's run "
-                                                           "links go here (relative to home), not to the console.")
+    log_file: str = Field(
+        "logs/postgame.log",
+        description="Library warnings, TRL's per-step logs and MLflow's run "
+        "links go here (relative to home), not to the console.",
+    )
 
 
 class CostSettings(BaseModel):
@@ -28,8 +35,11 @@ class CostSettings(BaseModel):
     usd_per_cpu_hour: float = Field(0.05, ge=0, description="Price of one core-hour.")
     usd_per_gpu_hour: float = Field(2.50, ge=0, description="Price of one GPU-hour (training with train.use_gpu).")
     serving: Literal["logged", "tokens", "none"] = Field(
-        "logged", description="How the serving cost of the traffic a cycle learns from counts in its cost: the sum of "
-                              "the logs' usage.cost_usd (logged), generated tokens × usd_per_1m_generated_tokens "
-                              "(tokens), or not at all (none).")
-    usd_per_1m_generated_tokens: float = Field(0.60, ge=0, description="Serving price of one million generated "
-                                                                       "(completion) tokens, for serving: tokens.")
+        "logged",
+        description="How the serving cost of the traffic a cycle learns from counts in its cost: the sum of "
+        "the logs' usage.cost_usd (logged), generated tokens × usd_per_1m_generated_tokens "
+        "(tokens), or not at all (none).",
+    )
+    usd_per_1m_generated_tokens: float = Field(
+        0.60, ge=0, description="Serving price of one million generated (completion) tokens, for serving: tokens."
+    )

@@ -11,9 +11,20 @@ INSTANCE_SPLITS = (*SPLITS, INDOMAIN)
 
 # The mutation operators `evals.factory.mutate` registers; named here so that a config naming another fails at load
 # without the config importing the factory (a test keeps the two lists equal).
-OPERATOR_NAMES = ("change_constant", "flip_arithmetic", "flip_boolean", "flip_comparison", "negate_condition",
-                  "off_by_one_index", "off_by_one_range", "off_by_one_slice", "remove_statement", "swap_arguments",
-                  "swap_statements", "wrong_return")
+OPERATOR_NAMES = (
+    "change_constant",
+    "flip_arithmetic",
+    "flip_boolean",
+    "flip_comparison",
+    "negate_condition",
+    "off_by_one_index",
+    "off_by_one_range",
+    "off_by_one_slice",
+    "remove_statement",
+    "swap_arguments",
+    "swap_statements",
+    "wrong_return",
+)
 
 
 class SimulatorSettings(BaseModel):
@@ -21,13 +32,29 @@ class SimulatorSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    log_prefix: str = Field("agent-logs", description="Store prefix of the log objects: <prefix>/dt=YYYY-MM-DD/part-NNNN.jsonl.gz.")
-    days: int = Field(1, ge=1, description="Sessions are spread over this many calendar days (UTC), ending now: one partition a day.")
+    log_prefix: str = Field(
+        "agent-logs", description="Store prefix of the log objects: <prefix>/dt=YYYY-MM-DD/part-NNNN.jsonl.gz."
+    )
+    days: int = Field(
+        1, ge=1, description="Sessions are spread over this many calendar days (UTC), ending now: one partition a day."
+    )
     duplicate_rate: float = Field(0.0, ge=0, le=1, description="Share of sessions re-sent as an exact duplicate line.")
-    malformed_rate: float = Field(0.0, ge=0, le=1, description="Share of sessions followed by one broken line (half unparsable, half off-schema); reported exactly.")
-    secret_rate: float = Field(0.0, ge=0, le=1, description="Share of sessions whose tool output leaks a fake secret (AWS key, GitHub token, private key, bearer token, password in URL, e-mail).")
+    malformed_rate: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="Share of sessions followed by one broken line (half unparsable, half off-schema); reported exactly.",
+    )
+    secret_rate: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="Share of sessions whose tool output leaks a fake secret (AWS key, GitHub token, private key, bearer token, password in URL, e-mail).",
+    )
     batch_size: int = Field(8, ge=1, description="Prompts given to the policy per generate() call.")
-    usd_per_1k_tokens: float = Field(0.0, ge=0, description="Price per 1k tokens added to the CPU-time cost of a session.")
+    usd_per_1k_tokens: float = Field(
+        0.0, ge=0, description="Price per 1k tokens added to the CPU-time cost of a session."
+    )
 
 
 class FactorySettings(BaseModel):
@@ -36,20 +63,37 @@ class FactorySettings(BaseModel):
     seed: int = Field(0, description="Everything the factory builds is deterministic from this seed.")
     seeds_dir: str = Field("", description="Folder of seed projects; empty = the ones shipped in evals/seeds.")
     projects: list[str] = Field(default_factory=list, description="Seed projects to use; empty = all found.")
-    operators: list[str] = Field(default_factory=list, description="Mutation operators by name; empty = all registered.")
+    operators: list[str] = Field(
+        default_factory=list, description="Mutation operators by name; empty = all registered."
+    )
     candidates_per_project: int = Field(90, gt=0, description="Most mutants tried per project (in seeded order).")
-    instances_per_project: int = Field(27, gt=0, description="Validated instances kept per project; trying stops once reached (12 projects x 27 = 324).")
+    instances_per_project: int = Field(
+        27,
+        gt=0,
+        description="Validated instances kept per project; trying stops once reached (12 projects x 27 = 324).",
+    )
     validation_runs: int = Field(2, ge=2, description="Harness runs per candidate; results that disagree drop it.")
-    timeout_s: float = Field(10.0, gt=0, description="Wall-clock limit of one validation test run (a mutant can loop); clean suites take ~1 s.")
+    timeout_s: float = Field(
+        10.0,
+        gt=0,
+        description="Wall-clock limit of one validation test run (a mutant can loop); clean suites take ~1 s.",
+    )
     workers: int = Field(0, ge=0, description="Parallel validation processes; 0 = number of cores.")
     split_fractions: dict[str, float] = Field(
         default_factory=lambda: {"train": 0.6, "eval": 0.2, "holdout": 0.2},
-        description="Share of seed projects (not instances) in each split; a project belongs to exactly one.")
+        description="Share of seed projects (not instances) in each split; a project belongs to exactly one.",
+    )
     split_projects: dict[str, list[str]] = Field(
-        default_factory=dict, description="Pin projects to splits, e.g. {holdout: [semver]}; the rest are drawn by seed.")
+        default_factory=dict,
+        description="Pin projects to splits, e.g. {holdout: [semver]}; the rest are drawn by seed.",
+    )
     indomain_fraction: float = Field(
-        0.3, ge=0, lt=1, description="Share of each train project's instances set aside as split `indomain`: new bugs "
-                                     "in the projects the model serves, never trained on (seeded, per project).")
+        0.3,
+        ge=0,
+        lt=1,
+        description="Share of each train project's instances set aside as split `indomain`: new bugs "
+        "in the projects the model serves, never trained on (seeded, per project).",
+    )
     store_prefix: str = Field("tasks", description="Store prefix of build manifests, instances and git bundles.")
     envs_prefix: str = Field("envs", description="Store prefix of the content-addressed environment snapshots.")
     simulate: SimulatorSettings = SimulatorSettings()
@@ -63,17 +107,25 @@ class FactorySettings(BaseModel):
         if unknown:
             raise ValueError(f"factory.operators = {unknown}: unknown; valid names: {', '.join(OPERATOR_NAMES)}")
         if set(self.split_fractions) != set(SPLITS):
-            raise ValueError(f"factory.split_fractions keys = {sorted(self.split_fractions)}: must be exactly {list(SPLITS)}")
+            raise ValueError(
+                f"factory.split_fractions keys = {sorted(self.split_fractions)}: must be exactly {list(SPLITS)}"
+            )
         total = sum(self.split_fractions.values())
         if any(v < 0 for v in self.split_fractions.values()) or abs(total - 1) > 1e-6:
-            raise ValueError(f"factory.split_fractions = {self.split_fractions}: must be ≥ 0 and sum to 1 (sum {total})")
+            raise ValueError(
+                f"factory.split_fractions = {self.split_fractions}: must be ≥ 0 and sum to 1 (sum {total})"
+            )
         if not set(self.split_projects) <= set(SPLITS):
             raise ValueError(f"factory.split_projects keys = {sorted(self.split_projects)}: allowed {list(SPLITS)}")
         pinned = [p for names in self.split_projects.values() for p in names]
         twice = sorted({p for p in pinned if pinned.count(p) > 1})
         if twice:
-            raise ValueError(f"factory.split_projects pins {twice} to more than one split; a project is in one split only")
+            raise ValueError(
+                f"factory.split_projects pins {twice} to more than one split; a project is in one split only"
+            )
         if self.instances_per_project > self.candidates_per_project:
-            raise ValueError(f"factory.instances_per_project = {self.instances_per_project} exceeds "
-                             f"factory.candidates_per_project = {self.candidates_per_project}")
+            raise ValueError(
+                f"factory.instances_per_project = {self.instances_per_project} exceeds "
+                f"factory.candidates_per_project = {self.candidates_per_project}"
+            )
         return self

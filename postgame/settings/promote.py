@@ -22,46 +22,81 @@ class PromoteSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     metric: Literal["resolved_rate", "mean_reward"] = Field(
-        "resolved_rate", description="Headline metric written to the version tags and the cycle report; the gate "
-                                     "itself decides on per-instance resolved outcomes.")
+        "resolved_rate",
+        description="Headline metric written to the version tags and the cycle report; the gate "
+        "itself decides on per-instance resolved outcomes.",
+    )
     decide_split: str = Field(
-        "indomain", description="Split the gate decides on (paired test). Falls back to `eval_split`, with a log "
-                                "line, when the task catalog has no such split.")
+        "indomain",
+        description="Split the gate decides on (paired test). Falls back to `eval_split`, with a log "
+        "line, when the task catalog has no such split.",
+    )
     eval_split: str = Field("eval", description="The unseen-project split: a guard, and the fallback deciding split.")
-    eval_instances: int = Field(60, gt=0, description="Instances of the deciding split graded per policy, stratified "
-                                                      "per project (round-robin over projects, seeded).")
+    eval_instances: int = Field(
+        60,
+        gt=0,
+        description="Instances of the deciding split graded per policy, stratified "
+        "per project (round-robin over projects, seeded).",
+    )
     guard_splits: dict[str, float] = Field(
         default_factory=lambda: {"eval": 0.05, "holdout": 0.05},
         description="Splits graded as guards, each with the resolve-rate drop it tolerates (absolute, 0.05 = 5 "
-                    "points below the champion); {} = no split guard.")
+        "points below the champion); {} = no split guard.",
+    )
     guard_instances: int = Field(30, gt=0, description="Instances of each guard split graded per policy (stratified).")
     seed: int = Field(0, description="Seed of the stratified draw of every graded set.")
     min_improvement: float = Field(
-        0.0, ge=0, lt=1, description="Margin: the candidate's resolve rate on the deciding split must beat the "
-                                     "champion's by more than this (absolute).")
-    alpha: float = Field(0.05, gt=0, lt=1, description="Level of the exact McNemar test on paired per-instance outcomes.")
+        0.0,
+        ge=0,
+        lt=1,
+        description="Margin: the candidate's resolve rate on the deciding split must beat the "
+        "champion's by more than this (absolute).",
+    )
+    alpha: float = Field(
+        0.05, gt=0, lt=1, description="Level of the exact McNemar test on paired per-instance outcomes."
+    )
     sided: Literal["one", "two"] = Field(
-        "one", description="one = H1: the candidate is better (a superiority gate); two = H1: they differ.")
+        "one", description="one = H1: the candidate is better (a superiority gate); two = H1: they differ."
+    )
     max_p2p_increase: float = Field(
-        0.02, ge=0, le=1, description="Guard: the share of instances whose applied patch broke a PASS_TO_PASS test "
-                                      "may exceed the champion's by at most this.")
+        0.02,
+        ge=0,
+        le=1,
+        description="Guard: the share of instances whose applied patch broke a PASS_TO_PASS test "
+        "may exceed the champion's by at most this.",
+    )
     max_error_rate: float = Field(
-        0.2, ge=0, le=1, description="Guard: more infrastructure errors than this share on any graded split, for "
-                                     "either model, and the comparison is not trusted.")
-    max_cost_usd: float = Field(0.0, ge=0, description="Cost ceiling of a cycle's training + evaluation compute "
-                                                       "(cost.usd_per_cpu_hour); 0 = no ceiling.")
+        0.2,
+        ge=0,
+        le=1,
+        description="Guard: more infrastructure errors than this share on any graded split, for "
+        "either model, and the comparison is not trusted.",
+    )
+    max_cost_usd: float = Field(
+        0.0,
+        ge=0,
+        description="Cost ceiling of a cycle's training + evaluation compute (cost.usd_per_cpu_hour); 0 = no ceiling.",
+    )
     floor: float = Field(
-        0.0, ge=-1, lt=1, description="Without a champion, the candidate's resolve rate on the deciding split must "
-                                      "exceed this (0 = it must resolve something; -1 = any first candidate, for a "
-                                      "world with no base to beat, such as the tests' tiny ones).")
+        0.0,
+        ge=-1,
+        lt=1,
+        description="Without a champion, the candidate's resolve rate on the deciding split must "
+        "exceed this (0 = it must resolve something; -1 = any first candidate, for a "
+        "world with no base to beat, such as the tests' tiny ones).",
+    )
     require_approval: bool = Field(
-        False, description="After the gate passes, wait for a reviewer (Prefect UI form, MLflow tag "
-                           "`approval=approved|rejected`, or `postgame review`) before moving `champion`.")
+        False,
+        description="After the gate passes, wait for a reviewer (Prefect UI form, MLflow tag "
+        "`approval=approved|rejected`, or `postgame review`) before moving `champion`.",
+    )
     approval_timeout_s: float = Field(86400.0, gt=0, description="No review within this many seconds rejects.")
     approval_poll_s: float = Field(10.0, gt=0, description="How often a waiting cycle checks the MLflow approval tag.")
     fail_on_reject: bool = Field(
-        False, description="A rejected candidate fails the flow run (PromotionRejected) instead of being reported "
-                           "as the cycle's outcome.")
+        False,
+        description="A rejected candidate fails the flow run (PromotionRejected) instead of being reported "
+        "as the cycle's outcome.",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> PromoteSettings:
@@ -70,6 +105,8 @@ class PromoteSettings(BaseModel):
         if bad:
             raise ValueError(f"promote.guard_splits = {bad}: each tolerance must be between 0 and 1")
         if self.decide_split in self.guard_splits:
-            raise ValueError(f"promote.decide_split = {self.decide_split!r} is also in promote.guard_splits: a split "
-                             f"either decides or guards")
+            raise ValueError(
+                f"promote.decide_split = {self.decide_split!r} is also in promote.guard_splits: a split "
+                f"either decides or guards"
+            )
         return self

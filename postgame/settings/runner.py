@@ -22,21 +22,36 @@ class RunnerSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: RunnerKind = Field("process", description="serial (this process), process (local process pool), thread "
-                                                    "(local threads), dask (prefect-dask's DaskTaskRunner).")
-    address: str = Field("", description="Dask scheduler address (tcp://host:8786) when kind is dask; empty = a "
-                                         "LocalCluster started for the run and stopped after it.")
-    workers: int = Field(0, ge=0, description="Processes / threads / LocalCluster workers; 0 = one per core. Not "
-                                              "used with an address (the cluster has its own).")
-    window: int = Field(0, ge=0, description="Units of work in flight at once (memory bound: each holds one object "
-                                             "or one evaluation); 0 = 2 x workers.")
+    kind: RunnerKind = Field(
+        "process",
+        description="serial (this process), process (local process pool), thread "
+        "(local threads), dask (prefect-dask's DaskTaskRunner).",
+    )
+    address: str = Field(
+        "",
+        description="Dask scheduler address (tcp://host:8786) when kind is dask; empty = a "
+        "LocalCluster started for the run and stopped after it.",
+    )
+    workers: int = Field(
+        0,
+        ge=0,
+        description="Processes / threads / LocalCluster workers; 0 = one per core. Not "
+        "used with an address (the cluster has its own).",
+    )
+    window: int = Field(
+        0,
+        ge=0,
+        description="Units of work in flight at once (memory bound: each holds one object "
+        "or one evaluation); 0 = 2 x workers.",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> RunnerSettings:
         """address only with kind dask, and as a scheduler URL (tcp://host:8786)."""
         if self.address and self.kind != "dask":
-            raise ValueError(f"runner.address = {self.address!r} is only used with runner.kind = dask "
-                             f"(kind is {self.kind!r})")
+            raise ValueError(
+                f"runner.address = {self.address!r} is only used with runner.kind = dask (kind is {self.kind!r})"
+            )
         if self.address and "://" not in self.address:
             raise ValueError(f"runner.address = {self.address!r} must be a scheduler URL such as tcp://host:8786")
         return self

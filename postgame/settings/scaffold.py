@@ -17,7 +17,15 @@ class ScaffoldSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    check_edits: bool = Field(True, description="Submit the likeliest candidate whose edit is well-formed, copies its "
-                                                "SEARCH text from the prompt and changes something (else the first).")
-    candidates: int = Field(6, ge=1, le=32, description="Completions considered per answer: beams for a greedy "
-                                                        "answer (deterministic), independent draws for a sampled one.")
+    check_edits: bool = Field(
+        True,
+        description="Submit the likeliest candidate whose edit is well-formed, copies its "
+        "SEARCH text from the prompt and changes something (else the first).",
+    )
+    candidates: int = Field(
+        6,
+        ge=1,
+        le=32,
+        description="Completions considered per answer: beams for a greedy "
+        "answer (deterministic), independent draws for a sampled one.",
+    )

@@ -14,15 +14,21 @@ class _Section(BaseModel):
 class CurateSettings(_Section):
     """What curate keeps from validated snapshots: SFT rows, DPO pairs and GRPO prompts, train split only."""
 
-    min_records: int = Field(1, ge=0, description="Fewer curated train prompts stop the cycle with "
-                                                  "DataValidationError.")
+    min_records: int = Field(
+        1, ge=0, description="Fewer curated train prompts stop the cycle with DataValidationError."
+    )
     max_examples: int = Field(512, gt=0, description="At most this many rows of each kind (sft, dpo, grpo).")
-    max_pairs_per_task: int = Field(4, gt=0, description="DPO: at most this many (chosen, rejected) pairs per "
-                                                         "instance.")
-    replay_snapshots: int = Field(4, ge=0, description="Also learn from the newest N snapshots earlier cycles "
-                                                       "trained on (their verified traffic is still good data, and a "
-                                                       "rejected candidate's traffic is not wasted); 0 = only the "
-                                                       "pending snapshots the cycle claimed.")
+    max_pairs_per_task: int = Field(
+        4, gt=0, description="DPO: at most this many (chosen, rejected) pairs per instance."
+    )
+    replay_snapshots: int = Field(
+        4,
+        ge=0,
+        description="Also learn from the newest N snapshots earlier cycles "
+        "trained on (their verified traffic is still good data, and a "
+        "rejected candidate's traffic is not wasted); 0 = only the "
+        "pending snapshots the cycle claimed.",
+    )
 
 
 class LoraSettings(_Section):
@@ -32,7 +38,8 @@ class LoraSettings(_Section):
     alpha: int = Field(16, gt=0, description="Scaling numerator (lora_alpha); the update is scaled by alpha / r.")
     dropout: float = Field(0.0, ge=0, lt=1, description="Dropout on the adapter input.")
     target_modules: list[str] | Literal["all-linear"] = Field(
-        "all-linear", description="Module names to adapt (e.g. [q_proj, v_proj]) or 'all-linear'.")
+        "all-linear", description="Module names to adapt (e.g. [q_proj, v_proj]) or 'all-linear'."
+    )
 
 
 class TrainSettings(_Section):
@@ -40,44 +47,72 @@ class TrainSettings(_Section):
     (`models.train.choose_method` states the rule)."""
 
     method: Literal["auto", "sft", "dpo", "grpo"] = Field(
-        "auto", description="Trainer by name (models.train.TRAINERS). auto: sft with >= batch_size verified "
-                            "completions, else dpo with >= batch_size pairs, else grpo (models.train.choose_method).")
-    reward: Literal["harness"] = Field("harness", description="GRPO reward by name (models.train.REWARDS); the "
-                                                              "harness grades each completion: 1.0 resolved, "
-                                                              "0.0 not, None on an infrastructure error.")
+        "auto",
+        description="Trainer by name (models.train.TRAINERS). auto: sft with >= batch_size verified "
+        "completions, else dpo with >= batch_size pairs, else grpo (models.train.choose_method).",
+    )
+    reward: Literal["harness"] = Field(
+        "harness",
+        description="GRPO reward by name (models.train.REWARDS); the "
+        "harness grades each completion: 1.0 resolved, "
+        "0.0 not, None on an infrastructure error.",
+    )
     max_steps: int = Field(32, gt=0, description="Optimizer steps per run (32 SFT steps of 4 on the base: ~45 CPU s).")
     learning_rate: float = Field(5e-4, gt=0, description="Optimizer learning rate (TRL's, every method).")
-    batch_size: int = Field(4, gt=0, description="Per-device batch (for GRPO: completions, a multiple of "
-                                                 "num_generations).")
+    batch_size: int = Field(
+        4, gt=0, description="Per-device batch (for GRPO: completions, a multiple of num_generations)."
+    )
     num_generations: int = Field(4, ge=2, description="GRPO completions per prompt (the group).")
     kl_beta: float = Field(0.0, ge=0, description="GRPO KL coefficient (0 = no reference model, as in TRL's default).")
-    dpo_beta: float = Field(0.5, gt=0, description="DPO temperature beta (how far from the reference policy; 0.5 "
-                                                   "beat 0.1 on our traffic, BENCHMARKS.md).")
-    dpo_sft_weight: float = Field(1.0, ge=0, description="DPO: weight of an NLL term on the chosen answer beside the "
-                                                         "preference loss (TRL loss_type [sigmoid, sft], RPO's "
-                                                         "alpha = 1.0); 0 = pure DPO, which unlearned the base's "
-                                                         "format on our traffic (BENCHMARKS.md).")
-    max_prompts: int = Field(8, gt=0, description="GRPO prompts per run (each costs num_generations gradings); "
-                                                  "prompts whose traffic outcomes vary come first.")
-    save_steps: int = Field(1, gt=0, description="Write an atomic checkpoint every N optimizer steps; a killed run "
-                                                 "resumes from the last one.")
+    dpo_beta: float = Field(
+        0.5,
+        gt=0,
+        description="DPO temperature beta (how far from the reference policy; 0.5 "
+        "beat 0.1 on our traffic, BENCHMARKS.md).",
+    )
+    dpo_sft_weight: float = Field(
+        1.0,
+        ge=0,
+        description="DPO: weight of an NLL term on the chosen answer beside the "
+        "preference loss (TRL loss_type [sigmoid, sft], RPO's "
+        "alpha = 1.0); 0 = pure DPO, which unlearned the base's "
+        "format on our traffic (BENCHMARKS.md).",
+    )
+    max_prompts: int = Field(
+        8,
+        gt=0,
+        description="GRPO prompts per run (each costs num_generations gradings); "
+        "prompts whose traffic outcomes vary come first.",
+    )
+    save_steps: int = Field(
+        1,
+        gt=0,
+        description="Write an atomic checkpoint every N optimizer steps; a killed run resumes from the last one.",
+    )
     keep_checkpoints: int = Field(2, gt=0, description="Checkpoints kept per training run (the newest).")
-    lora: LoraSettings | None = Field(None, description="Train LoRA adapters (PEFT) instead of the full model; "
-                                                        "unset = full fine-tuning.")
+    lora: LoraSettings | None = Field(
+        None, description="Train LoRA adapters (PEFT) instead of the full model; unset = full fine-tuning."
+    )
     use_gpu: bool = Field(False, description="Train on the GPU (CUDA); false = CPU.")
-    use_vllm: bool = Field(False, description="GRPO generation through vLLM (TRL use_vllm, colocated on the "
-                                              "training GPU); needs use_gpu and pip install 'postgame[gpu]'.")
-    vllm_gpu_memory_utilization: float = Field(0.3, gt=0, le=1, description="Share of GPU memory vLLM may take "
-                                                                            "when colocated.")
-    seed: int = Field(0, description="Seeds data order, sampling and initialisation: same seed + config on CPU = "
-                                     "same weights.")
+    use_vllm: bool = Field(
+        False,
+        description="GRPO generation through vLLM (TRL use_vllm, colocated on the "
+        "training GPU); needs use_gpu and pip install 'postgame[gpu]'.",
+    )
+    vllm_gpu_memory_utilization: float = Field(
+        0.3, gt=0, le=1, description="Share of GPU memory vLLM may take when colocated."
+    )
+    seed: int = Field(
+        0, description="Seeds data order, sampling and initialisation: same seed + config on CPU = same weights."
+    )
 
     @model_validator(mode="after")
     def _check(self) -> TrainSettings:
         """batch_size is a multiple of num_generations; use_vllm needs use_gpu."""
         if self.batch_size % self.num_generations:
-            raise ValueError(f"train.batch_size={self.batch_size} must be a multiple of "
-                             f"train.num_generations={self.num_generations}")
+            raise ValueError(
+                f"train.batch_size={self.batch_size} must be a multiple of train.num_generations={self.num_generations}"
+            )
         if self.use_vllm and not self.use_gpu:
             raise ValueError("train.use_vllm=true needs train.use_gpu=true (vLLM runs on GPUs only)")
         return self

@@ -14,10 +14,13 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "validate_snapshot": "postgame.validate.run", "run_validation": "postgame.validate.run",
+    "validate_snapshot": "postgame.validate.run",
+    "run_validation": "postgame.validate.run",
     "raise_on_critical": "postgame.validate.run",
-    "ValidationReport": "postgame.validate.report", "report_markdown": "postgame.validate.report",
-    "CheckResult": "postgame.validate.suites", "BatchMetrics": "postgame.validate.metrics",
+    "ValidationReport": "postgame.validate.report",
+    "report_markdown": "postgame.validate.report",
+    "CheckResult": "postgame.validate.suites",
+    "BatchMetrics": "postgame.validate.metrics",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -12,8 +12,10 @@ from __future__ import annotations
 import typer
 
 
-def validate(snapshot: str = typer.Option("latest", "--snapshot", help="Snapshot id, unique prefix, or latest."),
-             as_json: bool = typer.Option(False, "--json", help="Print the validation report as JSON.")) -> None:
+def validate(
+    snapshot: str = typer.Option("latest", "--snapshot", help="Snapshot id, unique prefix, or latest."),
+    as_json: bool = typer.Option(False, "--json", help="Print the validation report as JSON."),
+) -> None:
     """Validate a snapshot against the contract and the previous snapshot; critical failures exit 1."""
     from postgame import runtime
     from postgame.errors import DataValidationError
@@ -28,8 +30,10 @@ def validate(snapshot: str = typer.Option("latest", "--snapshot", help="Snapshot
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return
-    typer.echo(f"snapshot {report.snapshot_id}: passed, {len(report.results)} expectations, "
-               f"{len(report.warnings)} warning(s); drift {report.drift_note}")
+    typer.echo(
+        f"snapshot {report.snapshot_id}: passed, {len(report.results)} expectations, "
+        f"{len(report.warnings)} warning(s); drift {report.drift_note}"
+    )
     for warning in report.warnings:
         typer.echo(f"  warning  {warning.name}: {warning.description} (observed {warning.observed})")
     typer.echo(f"Data Docs: {report.docs_path}")

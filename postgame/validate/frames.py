@@ -50,11 +50,15 @@ def _flat(column: pa.Array) -> tuple[pa.Table, pa.Array, pa.Array]:
     """The items of a list column as a table, the parent row of each and its position in its list."""
     items = pc.list_flatten(column)
     parents = pc.list_parent_indices(column)
-    flat = pa.Table.from_struct_array(items) if len(items) else pa.table(
-        {f.name: pa.array([], f.type) for f in column.type.value_type})
+    flat = (
+        pa.Table.from_struct_array(items)
+        if len(items)
+        else pa.table({f.name: pa.array([], f.type) for f in column.type.value_type})
+    )
     starts = pc.take(column.offsets, parents) if len(items) else pa.array([], pa.int32())
-    position = pc.subtract(pa.array(range(len(items)), pa.int64()), pc.subtract(pc.cast(starts, pa.int64()),
-                                                                                 column.offsets[0].as_py()))
+    position = pc.subtract(
+        pa.array(range(len(items)), pa.int64()), pc.subtract(pc.cast(starts, pa.int64()), column.offsets[0].as_py())
+    )
     return flat, parents, position
 
 
@@ -73,8 +77,9 @@ def _neighbours(sessions: list[list[dict]]) -> tuple[list, list, list]:
             calls = message["tool_calls"] or []
             if role == "tool":
                 call_id = message["tool_call_id"]
-                answers.append("run" if run is not None and call_id in run else "earlier" if call_id in earlier
-                               else None)
+                answers.append(
+                    "run" if run is not None and call_id in run else "earlier" if call_id in earlier else None
+                )
             else:
                 answers.append(None)
                 run = {call["id"] for call in calls} if role == "assistant" and calls else None
@@ -82,7 +87,7 @@ def _neighbours(sessions: list[list[dict]]) -> tuple[list, list, list]:
             before = CALLED if role == "assistant" and calls else role
             if calls:
                 replies = []
-                for after in messages[at + 1:]:
+                for after in messages[at + 1 :]:
                     if after["role"] != "tool":
                         break
                     replies.append(after["tool_call_id"])
@@ -94,8 +99,11 @@ def list_frames(table: pa.Table) -> dict[str, pd.DataFrame]:
     """{"messages": frame, "tool_calls": frame} of a snapshot table (see the module docstring)."""
     derive = layout_of(table.schema) == 2
     table = upgrade(table)
-    column = table.column("messages").combine_chunks() if table.num_rows else pa.array(
-        [], table.schema.field("messages").type)
+    column = (
+        table.column("messages").combine_chunks()
+        if table.num_rows
+        else pa.array([], table.schema.field("messages").type)
+    )
     messages, parents, position = _flat(column)
     version = pc.take(table.column("schema_version"), parents)
     session_id = pc.take(table.column("session_id"), parents)
@@ -107,27 +115,36 @@ def list_frames(table: pa.Table) -> dict[str, pd.DataFrame]:
         if pc.any(v2).as_py():  # the version 2 messages are those of the version 2 rows, in order
             rows = pc.equal(table.column("schema_version"), 2)
             found_follows, found_answers, found_answered = _neighbours(
-                table.filter(rows).column("messages").to_pylist())
-            for i, before, answer in zip(pc.indices_nonzero(v2).to_pylist(), found_follows, found_answers,
-                                         strict=True):
+                table.filter(rows).column("messages").to_pylist()
+            )
+            for i, before, answer in zip(pc.indices_nonzero(v2).to_pylist(), found_follows, found_answers, strict=True):
                 follows[i], answers[i] = before, answer
-            for i, count in zip(pc.indices_nonzero(pc.take(v2, call_parents)).to_pylist(), found_answered,
-                                strict=True):
+            for i, count in zip(pc.indices_nonzero(pc.take(v2, call_parents)).to_pylist(), found_answered, strict=True):
                 answered[i] = count
     lengths = pc.list_value_length(column)
     out = {}
     frame = messages.drop_columns(["tool_calls"])
-    for name, values in (("session_id", session_id), ("schema_version", version), ("position", position),
-                         ("follows", pa.array(follows, pa.string())), ("answers", pa.array(answers, pa.string()))):
+    for name, values in (
+        ("session_id", session_id),
+        ("schema_version", version),
+        ("position", position),
+        ("follows", pa.array(follows, pa.string())),
+        ("answers", pa.array(answers, pa.string())),
+    ):
         frame = frame.append_column(name, values)
     out["messages"] = _to_pandas(frame)
     calls = calls.flatten()
-    extra = {"session_id": pc.take(session_id, call_parents), "schema_version": pc.take(version, call_parents),
-             "position": pc.take(position, call_parents), "role": pc.take(messages.column("role"), call_parents),
-             "last_message": pc.equal(pc.take(position, call_parents),
-                                      pc.subtract(pc.cast(pc.take(lengths, pc.take(parents, call_parents)),
-                                                          pa.int64()), 1)),
-             "answers": pa.array(answered, pa.int64())}
+    extra = {
+        "session_id": pc.take(session_id, call_parents),
+        "schema_version": pc.take(version, call_parents),
+        "position": pc.take(position, call_parents),
+        "role": pc.take(messages.column("role"), call_parents),
+        "last_message": pc.equal(
+            pc.take(position, call_parents),
+            pc.subtract(pc.cast(pc.take(lengths, pc.take(parents, call_parents)), pa.int64()), 1),
+        ),
+        "answers": pa.array(answered, pa.int64()),
+    }
     for name, values in extra.items():
         calls = calls.append_column(name, values)
     out["tool_calls"] = _to_pandas(calls)

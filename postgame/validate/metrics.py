@@ -67,8 +67,13 @@ class MetricsAccumulator:
         self.parts["latency"].append(pc.struct_field(usage, "latency_ms"))
 
     def _column(self, name: str) -> pa.ChunkedArray:
-        return pa.chunked_array([chunk for part in self.parts[name] for chunk in
-                                 (part.chunks if isinstance(part, pa.ChunkedArray) else [part])])
+        return pa.chunked_array(
+            [
+                chunk
+                for part in self.parts[name]
+                for chunk in (part.chunks if isinstance(part, pa.ChunkedArray) else [part])
+            ]
+        )
 
     def result(self) -> BatchMetrics:
         counts = self.manifest.counts
@@ -95,41 +100,75 @@ def batch_metrics(table: pa.Table, manifest: SnapshotManifest) -> BatchMetrics:
     return acc.result()
 
 
-def _relative(name: str, metric: str, current: float | None, previous: float | None, bound: Bound,
-              what: str) -> BatchCheck:
+def _relative(
+    name: str, metric: str, current: float | None, previous: float | None, bound: Bound, what: str
+) -> BatchCheck:
     factor = 1 + bound.max
-    return BatchCheck(name=name, metric=metric, value=current, previous=previous, severity=bound.severity,
-                      min_value=previous / factor, max_value=previous * factor,
-                      description=f"{what} within x{factor:g} of the previous snapshot ({previous:.4g})")
+    return BatchCheck(
+        name=name,
+        metric=metric,
+        value=current,
+        previous=previous,
+        severity=bound.severity,
+        min_value=previous / factor,
+        max_value=previous * factor,
+        description=f"{what} within x{factor:g} of the previous snapshot ({previous:.4g})",
+    )
 
 
 def batch_checks(current: BatchMetrics, previous: BatchMetrics | None, settings: ValidateSettings) -> list[BatchCheck]:
     quarantine, duplicates = settings.bound("quarantine_rate"), settings.bound("duplicate_rate")
     checks = [
-        BatchCheck(name="min_records", metric="records", value=current.records, min_value=settings.min_records,
-                   max_value=None, severity="critical",
-                   description=f"at least {settings.min_records} record(s) to train on"),
-        BatchCheck(name="quarantine_rate", metric="quarantine_rate", value=current.quarantine_rate, min_value=0,
-                   max_value=quarantine.max, severity=quarantine.severity,
-                   description=f"at most {quarantine.max:.0%} of lines quarantined"),
-        BatchCheck(name="duplicate_rate", metric="duplicate_rate", value=current.duplicate_rate, min_value=0,
-                   max_value=duplicates.max, severity=duplicates.severity,
-                   description=f"at most {duplicates.max:.0%} of valid lines are re-sends"),
+        BatchCheck(
+            name="min_records",
+            metric="records",
+            value=current.records,
+            min_value=settings.min_records,
+            max_value=None,
+            severity="critical",
+            description=f"at least {settings.min_records} record(s) to train on",
+        ),
+        BatchCheck(
+            name="quarantine_rate",
+            metric="quarantine_rate",
+            value=current.quarantine_rate,
+            min_value=0,
+            max_value=quarantine.max,
+            severity=quarantine.severity,
+            description=f"at most {quarantine.max:.0%} of lines quarantined",
+        ),
+        BatchCheck(
+            name="duplicate_rate",
+            metric="duplicate_rate",
+            value=current.duplicate_rate,
+            min_value=0,
+            max_value=duplicates.max,
+            severity=duplicates.severity,
+            description=f"at most {duplicates.max:.0%} of valid lines are re-sends",
+        ),
     ]
     if previous is None or current.records < settings.drift_min_records:
         return checks
     if current.resolved_share is not None and previous.resolved_share is not None:
         bound = settings.bound("resolved_share_drift")
-        checks.append(BatchCheck(
-            name="resolved_share_drift", metric="resolved_share", value=current.resolved_share,
-            previous=previous.resolved_share, severity=bound.severity,
-            min_value=max(0.0, previous.resolved_share - bound.max),
-            max_value=min(1.0, previous.resolved_share + bound.max),
-            description=f"share of resolved sessions within {bound.max:.0%} points of the previous snapshot "
-                        f"({previous.resolved_share:.1%})"))
-    for name, metric, what in (("prompt_tokens_drift", "mean_prompt_tokens", "mean prompt tokens"),
-                               ("completion_tokens_drift", "mean_completion_tokens", "mean completion tokens"),
-                               ("latency_drift", "median_latency_ms", "median latency_ms")):
+        checks.append(
+            BatchCheck(
+                name="resolved_share_drift",
+                metric="resolved_share",
+                value=current.resolved_share,
+                previous=previous.resolved_share,
+                severity=bound.severity,
+                min_value=max(0.0, previous.resolved_share - bound.max),
+                max_value=min(1.0, previous.resolved_share + bound.max),
+                description=f"share of resolved sessions within {bound.max:.0%} points of the previous snapshot "
+                f"({previous.resolved_share:.1%})",
+            )
+        )
+    for name, metric, what in (
+        ("prompt_tokens_drift", "mean_prompt_tokens", "mean prompt tokens"),
+        ("completion_tokens_drift", "mean_completion_tokens", "mean completion tokens"),
+        ("latency_drift", "median_latency_ms", "median latency_ms"),
+    ):
         now, before = getattr(current, metric), getattr(previous, metric)
         if now is not None and before:  # a zero baseline has no relative change
             checks.append(_relative(name, metric, now, before, settings.bound(name), what))

@@ -29,8 +29,9 @@ class ValidationReport(BaseModel):
 
 
 def _row(r: CheckResult) -> str:
-    observed = r.observed if r.observed is not None else (
-        f"{r.unexpected_count} unexpected" if r.unexpected_count else "")
+    observed = (
+        r.observed if r.observed is not None else (f"{r.unexpected_count} unexpected" if r.unexpected_count else "")
+    )
     if r.examples:
         observed += f" e.g. {', '.join(r.examples[:3])}"
     status = "pass" if r.success else ("**FAIL**" if r.severity == "critical" else "warn")
@@ -41,9 +42,13 @@ def _row(r: CheckResult) -> str:
 def report_markdown(report: ValidationReport) -> str:
     """A short markdown summary: verdict, failures and warnings first, the batch metrics, where the Data Docs are."""
     verdict = "PASSED" if report.passed else f"FAILED ({len(report.critical_failures)} critical)"
-    lines = [f"## Data validation of snapshot `{report.snapshot_id[:12]}`: {verdict}", "",
-             f"{len(report.results)} expectations, {len(report.critical_failures)} critical failure(s), "
-             f"{len(report.warnings)} warning(s). Drift: {report.drift_note}.", ""]
+    lines = [
+        f"## Data validation of snapshot `{report.snapshot_id[:12]}`: {verdict}",
+        "",
+        f"{len(report.results)} expectations, {len(report.critical_failures)} critical failure(s), "
+        f"{len(report.warnings)} warning(s). Drift: {report.drift_note}.",
+        "",
+    ]
     shown = report.critical_failures + report.warnings
     if shown:
         lines += ["| status | severity | expectation | what it guards | observed |", "|---|---|---|---|---|"]
@@ -51,6 +56,7 @@ def report_markdown(report: ValidationReport) -> str:
         lines.append("")
     m, p = report.metrics, report.previous_metrics
     lines += ["| metric | this snapshot | previous |", "|---|---|---|"]
+
     def fmt(v) -> str:
         return "" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v)
 

@@ -55,14 +55,18 @@ def _row_groups(path: Path, batch_rows: int, columns: list[str] | None = None) -
             yield file.read_row_groups(group, columns=columns)
             group, rows = [], 0
     if group or not file.num_row_groups:
-        yield file.read_row_groups(group, columns=columns) if group else file.schema_arrow.empty_table().select(
-            columns or file.schema_arrow.names)
+        yield (
+            file.read_row_groups(group, columns=columns)
+            if group
+            else file.schema_arrow.empty_table().select(columns or file.schema_arrow.names)
+        )
 
 
 def _metrics(manifest: SnapshotManifest, cfg) -> metrics.BatchMetrics:
     acc = metrics.MetricsAccumulator(manifest)
-    for table in _row_groups(catalog.snapshot_file(manifest.snapshot_id, cfg=cfg), cfg.validate_.batch_rows,
-                             metrics.METRIC_COLUMNS):
+    for table in _row_groups(
+        catalog.snapshot_file(manifest.snapshot_id, cfg=cfg), cfg.validate_.batch_rows, metrics.METRIC_COLUMNS
+    ):
         acc.add(table)
     return acc.result()
 
@@ -117,15 +121,30 @@ def run_validation(snapshot_id: str, *, cfg) -> ValidationReport:
     warnings = [r for r in run.results if not r.success and r.severity != "critical"]
     report_path = project / "reports" / f"{manifest.snapshot_id}.json"
     report = ValidationReport(
-        snapshot_id=manifest.snapshot_id, previous_snapshot_id=baseline.snapshot_id if baseline else None,
-        drift_note=drift_note, passed=not critical, critical_failures=critical, warnings=warnings,
-        results=run.results, metrics=current, previous_metrics=previous, docs_path=run.docs_index,
-        docs_pages=run.docs_pages, report_path=str(report_path),
-        validated_at=datetime.now(UTC).isoformat(timespec="seconds"))
+        snapshot_id=manifest.snapshot_id,
+        previous_snapshot_id=baseline.snapshot_id if baseline else None,
+        drift_note=drift_note,
+        passed=not critical,
+        critical_failures=critical,
+        warnings=warnings,
+        results=run.results,
+        metrics=current,
+        previous_metrics=previous,
+        docs_path=run.docs_index,
+        docs_pages=run.docs_pages,
+        report_path=str(report_path),
+        validated_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
     report_path.parent.mkdir(parents=True, exist_ok=True)
     report_path.write_text(report.model_dump_json(indent=2))
-    log.info("validate %s: %d expectations, %d critical failures, %d warnings; Data Docs %s",
-             manifest.snapshot_id[:12], len(run.results), len(critical), len(warnings), run.docs_index)
+    log.info(
+        "validate %s: %d expectations, %d critical failures, %d warnings; Data Docs %s",
+        manifest.snapshot_id[:12],
+        len(run.results),
+        len(critical),
+        len(warnings),
+        run.docs_index,
+    )
     return report
 
 
@@ -136,7 +155,11 @@ def raise_on_critical(report: ValidationReport) -> ValidationReport:
         names = report.failed_names
         raise DataValidationError(
             f"snapshot {report.snapshot_id[:12]} failed {len(names)} critical expectation(s): {', '.join(names)}; "
-            f"see {report.docs_path}", failed=names, docs_uri=f"file://{report.docs_path}", report=report)
+            f"see {report.docs_path}",
+            failed=names,
+            docs_uri=f"file://{report.docs_path}",
+            report=report,
+        )
     return report
 
 

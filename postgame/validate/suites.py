@@ -52,8 +52,9 @@ def batch_expectations(checks: list[BatchCheck]) -> list:
     gxe = import_gx().expectations
     out = []
     for check in checks:
-        exp = gxe.ExpectColumnValuesToBeBetween(column=check.metric, min_value=check.min_value,
-                                                max_value=check.max_value, severity=check.severity)
+        exp = gxe.ExpectColumnValuesToBeBetween(
+            column=check.metric, min_value=check.min_value, max_value=check.max_value, severity=check.severity
+        )
         exp.description = f"{check.name}: {check.description}"
         exp.meta = {"check": check.name, "previous": check.previous}
         out.append(exp)
@@ -73,18 +74,27 @@ def _result(table: str, er) -> CheckResult:
     config = er.expectation_config
     column = config.kwargs.get("column")
     result = er.result or {}
-    failed_with = (er.exception_info or {}).get("exception_message") if (er.exception_info or {}).get(
-        "raised_exception") else None
+    failed_with = (
+        (er.exception_info or {}).get("exception_message")
+        if (er.exception_info or {}).get("raised_exception")
+        else None
+    )
     observed = result.get("observed_value")
     examples = [_short(v) for v in (result.get("partial_unexpected_list") or [])[:5]]
     where = (config.meta or {}).get("where")  # a rule on some rows: the same expectation may hold on others
     name = f"{table}.{config.type}({column})" if column else f"{table}.{config.type}"
     return CheckResult(
-        name=f"{name} where {where}" if where else name, table=table,
-        expectation=config.type, column=column, severity=str(getattr(config.severity, "value", config.severity)),
-        success=bool(er.success), description=config.description or "",
+        name=f"{name} where {where}" if where else name,
+        table=table,
+        expectation=config.type,
+        column=column,
+        severity=str(getattr(config.severity, "value", config.severity)),
+        success=bool(er.success),
+        description=config.description or "",
         observed=_short(failed_with or observed) if (failed_with or observed is not None) else None,
-        unexpected_count=result.get("unexpected_count"), examples=examples)
+        unexpected_count=result.get("unexpected_count"),
+        examples=examples,
+    )
 
 
 def _replace(factory, name: str) -> None:
@@ -101,11 +111,14 @@ def _merge(into: CheckResult | None, new: CheckResult) -> CheckResult:
         return new
     failed = into if not into.success else new if not new.success else None
     counts = [c for c in (into.unexpected_count, new.unexpected_count) if c is not None]
-    return into.model_copy(update={
-        "success": into.success and new.success,
-        "observed": (failed or new).observed,
-        "unexpected_count": sum(counts) if counts else None,
-        "examples": (into.examples + [e for e in new.examples if e not in into.examples])[:5]})
+    return into.model_copy(
+        update={
+            "success": into.success and new.success,
+            "observed": (failed or new).observed,
+            "unexpected_count": sum(counts) if counts else None,
+            "examples": (into.examples + [e for e in new.examples if e not in into.examples])[:5],
+        }
+    )
 
 
 def table_of(suite: str) -> str:
@@ -113,8 +126,9 @@ def table_of(suite: str) -> str:
     return suite.split("__")[0]
 
 
-def run_suites(batches: Iterable[dict[str, pd.DataFrame]], suites: dict[str, list], *, project_dir: Path,
-               run_name: str) -> SuiteRun:
+def run_suites(
+    batches: Iterable[dict[str, pd.DataFrame]], suites: dict[str, list], *, project_dir: Path, run_name: str
+) -> SuiteRun:
     """Validate the frames of each batch against their suites (a suite absent from a batch is not run for it), then
     build the Data Docs of this run once. A result per expectation, merged over the batches: memory holds one batch.
     Suite keys are table names, optionally with a `__suffix` (`sessions__whole`); results are named by the table."""
@@ -133,8 +147,9 @@ def run_suites(batches: Iterable[dict[str, pd.DataFrame]], suites: dict[str, lis
         _replace(context.validation_definitions, name)
         _replace(context.suites, name)
         suite = context.suites.add(gx.ExpectationSuite(name=name, expectations=expectations))
-        definitions[key] = context.validation_definitions.add(gx.ValidationDefinition(name=name, data=batch,
-                                                                                     suite=suite))
+        definitions[key] = context.validation_definitions.add(
+            gx.ValidationDefinition(name=name, data=batch, suite=suite)
+        )
     merged: dict[tuple[str, int], CheckResult] = {}
     run_ids = []
     for number, frames in enumerate(batches):
@@ -143,16 +158,24 @@ def run_suites(batches: Iterable[dict[str, pd.DataFrame]], suites: dict[str, lis
         for key, definition in definitions.items():
             if key not in frames:
                 continue
-            outcome = definition.run(batch_parameters={"dataframe": frames[key]}, run_id=run_id,
-                                     result_format={"result_format": "SUMMARY"})
+            outcome = definition.run(
+                batch_parameters={"dataframe": frames[key]}, run_id=run_id, result_format={"result_format": "SUMMARY"}
+            )
             for i, er in enumerate(outcome.results):
                 merged[(key, i)] = _merge(merged.get((key, i)), _result(table_of(key), er))
     wanted = {(r.run_name, r.run_time) for r in run_ids}
-    ours = [key for key in context.validation_results_store.list_keys()
-            if (key.run_id.run_name, key.run_id.run_time) in wanted]
+    ours = [
+        key
+        for key in context.validation_results_store.list_keys()
+        if (key.run_id.run_name, key.run_id.run_time) in wanted
+    ]
     context.build_data_docs(resource_identifiers=ours)
-    pages = [site["site_url"] for key in ours for site in context.get_docs_sites_urls(resource_identifier=key)
-             if site.get("site_url")]
+    pages = [
+        site["site_url"]
+        for key in ours
+        for site in context.get_docs_sites_urls(resource_identifier=key)
+        if site.get("site_url")
+    ]
     index = project_dir / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
     results = [merged[(key, i)] for key in suites for i in range(len(suites[key])) if (key, i) in merged]
     return SuiteRun(results=results, docs_index=str(index), docs_pages=pages)

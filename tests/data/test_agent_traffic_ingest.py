@@ -29,15 +29,32 @@ def test_agent_episodes_are_logged_as_v2_ingested_and_curated_with_their_tool_ca
     script = Script((RUN, GOLD, RUN, SUBMIT))
 
     def play(instances, prompts):
-        return play_episodes(instances, script, agent=AgentSettings(), harness=quick_settings(),
-                             repos_dir=tiny.repos_dir, runner=RunnerSettings(kind="serial"),
-                             contexts={i.instance_id: p for i, p in zip(instances, prompts)})
+        return play_episodes(
+            instances,
+            script,
+            agent=AgentSettings(),
+            harness=quick_settings(),
+            repos_dir=tiny.repos_dir,
+            runner=RunnerSettings(kind="serial"),
+            contexts={i.instance_id: p for i, p in zip(instances, prompts)},
+        )
 
     logs = LocalStore(tmp_path / "logs")
     knobs = SimulatorSettings(secret_rate=1.0)
-    summary = simulate([tiny.instance], None, None, sessions=2, store=logs, settings=knobs, seed=3, play=play,
-                       model_name="policy", model_version="1", now=datetime(2026, 12, 1, 12, tzinfo=UTC),
-                       files_for=lambda inst: dict(tiny.base_files))
+    summary = simulate(
+        [tiny.instance],
+        None,
+        None,
+        sessions=2,
+        store=logs,
+        settings=knobs,
+        seed=3,
+        play=play,
+        model_name="policy",
+        model_version="1",
+        now=datetime(2026, 12, 1, 12, tzinfo=UTC),
+        files_for=lambda inst: dict(tiny.base_files),
+    )
     assert summary.outcomes == {"resolved": 2} and len(summary.secret_sessions) == 2
     cfg = make_config(home, curate={"min_records": 1})
     ingested = run_ingest(str(tmp_path / "logs" / knobs.log_prefix), cfg=cfg)

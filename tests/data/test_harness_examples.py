@@ -27,5 +27,7 @@ def test_examples_exist():
 
 
 def test_every_example_grades_as_it_must(example_repos):
-    checks = check_instances(load_instances(INSTANCES_FILE), repos_dir=example_repos, settings=quick_settings(), workers=2)
+    checks = check_instances(
+        load_instances(INSTANCES_FILE), repos_dir=example_repos, settings=quick_settings(), workers=2
+    )
     assert {c.instance_id: c.problems for c in checks if c.problems} == {}

@@ -97,8 +97,10 @@ def arrow_branch_lines() -> list[str]:
     base = list(sessions(16, seed=78))
     text = [json.dumps(r) for r in base]
     latency = [f'"latency_ms": {json.dumps(r["usage"]["latency_ms"])}' for r in base]
-    out = [text[0].replace(latency[0], '"latency_ms": NaN', 1),  # not JSON, though Arrow reads it
-           text[1].replace(latency[1], '"latency_ms": -0', 1)]  # the int 0 for json, -0.0 for Arrow
+    out = [
+        text[0].replace(latency[0], '"latency_ms": NaN', 1),  # not JSON, though Arrow reads it
+        text[1].replace(latency[1], '"latency_ms": -0', 1),
+    ]  # the int 0 for json, -0.0 for Arrow
     r = base[2]
     del r["task"]["environment"]  # absent (a schema error), though the text below spells the key
     r["task"]["problem_statement"] = 'see {"environment": null} in the config'
@@ -152,15 +154,18 @@ def run(logs: Path, home: Path, runner: RunnerSettings | None) -> tuple[snap.Sna
         summary = ingest(source, "", state=state, settings=settings, workdir=home / "tmp", source_uri=str(logs))
     else:
         with local_mapper(runner) as mapper:
-            summary = ingest(source, "", state=state, settings=settings, workdir=home / "tmp", source_uri=str(logs),
-                             mapper=mapper)
+            summary = ingest(
+                source, "", state=state, settings=settings, workdir=home / "tmp", source_uri=str(logs), mapper=mapper
+            )
     manifest = snap.resolve(state, settings.state_prefix, summary.snapshot_id)
     outputs = {
         "summary": summary.model_dump(exclude={"snapshot_uri", "manifest_uri"}),
-        "counts": manifest.counts.model_dump(), "sources": [s.model_dump() for s in manifest.sources],
+        "counts": manifest.counts.model_dump(),
+        "sources": [s.model_dump() for s in manifest.sources],
         "corrupt": [c.model_dump() for c in manifest.corrupt_objects],
-        "files": {name: getattr(manifest, name).model_dump(exclude={"key"}) for name in ("data", "quarantine",
-                                                                                        "seen_index")},
+        "files": {
+            name: getattr(manifest, name).model_dump(exclude={"key"}) for name in ("data", "quarantine", "seen_index")
+        },
         "quarantine": [e.model_dump() for e in snap.read_quarantine(state, manifest)],
         "rows": pq.read_table(state.root / manifest.data.key).to_pylist(),
         "row_groups": pq.ParquetFile(state.root / manifest.data.key).metadata.num_row_groups,
@@ -175,14 +180,20 @@ def test_parallel_ingest_gives_the_one_process_snapshot_byte_for_byte(tmp_path, 
     build_corpus(logs)
     (logs / "agent-logs" / "dt=2026-11-29" / "part-0004.jsonl").write_bytes(branch_lines())
     # an object of its own: a line Arrow refuses (a key given twice) would send a whole segment to Python's rows
-    (logs / "agent-logs" / "dt=2026-11-29" / "part-0005.jsonl").write_bytes(("\n".join(trajectory_lines()) + "\n").encode())
+    (logs / "agent-logs" / "dt=2026-11-29" / "part-0005.jsonl").write_bytes(
+        ("\n".join(trajectory_lines()) + "\n").encode()
+    )
     reference, expected = run(logs, tmp_path / "serial", None)
     manifest, got = run(logs, tmp_path / kind, RunnerSettings(kind=kind, workers=2))
     assert expected["row_groups"] > 3 and len(expected["quarantine"]) > 20  # the corpus exercises both
     reasons = {e["reason"] for e in expected["quarantine"]}
     assert {"tool_arguments", "orphan_tool_message", "message_order"} <= reasons
     assert reference.schema_version == 2 and {r["session_id"] for r in expected["rows"]} >= {
-        "v2-sdk-dump", "v2-secrets", "v2-float-version", "v2-no-calls"}
+        "v2-sdk-dump",
+        "v2-secrets",
+        "v2-float-version",
+        "v2-no-calls",
+    }
     for key in expected:
         assert got[key] == expected[key], key
     assert manifest.snapshot_id == reference.snapshot_id

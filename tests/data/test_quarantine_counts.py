@@ -32,8 +32,20 @@ URL_PASSWORD = "Pl4ntedPassw0rd"
 EMAIL = "planted.person@example.org"
 EMAIL_IN_BAD_RECORD = "schema.error.person@example.org"
 API_KEY = "planted-api-key-value-123"
-SECRETS = [AWS_KEY, AWS_KEY_ESCAPED, AWS_KEY_IN_BROKEN_LINE, GH_TOKEN, GH_TOKEN_IN_HUGE_LINE, PEM_BODY, BEARER,
-           URL_PASSWORD, EMAIL, EMAIL_IN_BAD_RECORD, API_KEY, "KIAPLANTEDESCAPE123"]
+SECRETS = [
+    AWS_KEY,
+    AWS_KEY_ESCAPED,
+    AWS_KEY_IN_BROKEN_LINE,
+    GH_TOKEN,
+    GH_TOKEN_IN_HUGE_LINE,
+    PEM_BODY,
+    BEARER,
+    URL_PASSWORD,
+    EMAIL,
+    EMAIL_IN_BAD_RECORD,
+    API_KEY,
+    "KIAPLANTEDESCAPE123",
+]
 
 
 def line(record) -> bytes:
@@ -86,19 +98,29 @@ def build_corpus(folder: Path) -> dict:
         line(changed(bad_base[6], "timestamp", "2026-02-30T10:00:00Z")),  # not a date
         line(changed(bad_base[7], "session_id", "")),  # empty id
         line(changed(changed(bad_base[8], "task.problem_statement", f"ask {EMAIL_IN_BAD_RECORD}"), "patch", None)),
-        line(changed(good[10], "outcome.feedback", "edited" if good[10]["outcome"]["feedback"] != "edited"
-                     else "none")),  # a known session_id with different content
+        line(
+            changed(good[10], "outcome.feedback", "edited" if good[10]["outcome"]["feedback"] != "edited" else "none")
+        ),  # a known session_id with different content
         b'{"unrelated": "object"}\n',
     ]
-    huge = (json.dumps({"session_id": "huge", "content": GH_TOKEN_IN_HUGE_LINE + " " + "x" * (1 << 20)}) + "\n")
+    huge = json.dumps({"session_id": "huge", "content": GH_TOKEN_IN_HUGE_LINE + " " + "x" * (1 << 20)}) + "\n"
     too_large_lines = [huge.encode(), b'{"blob": "' + b"y" * ((1 << 20) + 1) + b'"}\n']
     skipped_lines = [b"\n", b"   \n", b"{}\n", b"\r\n"]
     resends = [line(good[0]), line(good[11]), line(good[12])]
 
     day = folder / "agent-logs" / "dt=2026-11-29"
     day.mkdir(parents=True)
-    part0 = (b"".join(line(r) for r in good[:25]) + escaped.encode() + b"\n" + b"\n".join(parse_lines) + b"\n"
-             + b"".join(schema_lines) + b"".join(too_large_lines) + b"".join(skipped_lines) + resends[0])
+    part0 = (
+        b"".join(line(r) for r in good[:25])
+        + escaped.encode()
+        + b"\n"
+        + b"\n".join(parse_lines)
+        + b"\n"
+        + b"".join(schema_lines)
+        + b"".join(too_large_lines)
+        + b"".join(skipped_lines)
+        + resends[0]
+    )
     (day / "part-0000.jsonl.gz").write_bytes(gzip.compress(part0, mtime=0))
     (day / "part-0001.jsonl").write_bytes(b"".join(line(r) for r in good[25:]) + b"".join(resends[1:]))
     corrupt_records = list(sessions(400, seed=13))
@@ -110,10 +132,16 @@ def build_corpus(folder: Path) -> dict:
     (folder / "agent-logs" / "README.txt").write_text("not a log")
     decoded = zlib.decompressobj(zlib.MAX_WBITS | 16).decompress(cut)
     kept = decoded.count(b"\n")  # complete lines before the cut
-    return {"records": len(good) + 1 + kept, "duplicates": len(resends), "objects_read": 2, "objects_skipped": 3,
-            "quarantined": dict.fromkeys(REASONS, 0) | {"parse": len(parse_lines), "schema": len(schema_lines),
-                                                         "too_large": len(too_large_lines)},
-            "corrupt_kept": kept, "skipped_lines": len(skipped_lines)}
+    return {
+        "records": len(good) + 1 + kept,
+        "duplicates": len(resends),
+        "objects_read": 2,
+        "objects_skipped": 3,
+        "quarantined": dict.fromkeys(REASONS, 0)
+        | {"parse": len(parse_lines), "schema": len(schema_lines), "too_large": len(too_large_lines)},
+        "corrupt_kept": kept,
+        "skipped_lines": len(skipped_lines),
+    }
 
 
 def rendered(path: Path) -> str:
@@ -143,8 +171,9 @@ def test_every_defect_lands_in_its_reason_and_no_secret_survives(cfg, tmp_path, 
     # every quarantined line is traceable: object key, line number, reason, a detail a person can act on
     entries = [e for _, e in quarantine_entries(cfg=cfg)]
     assert len(entries) == sum(expected["quarantined"].values())
-    assert all(e.object_key.startswith("agent-logs/dt=2026-11-29/part-000") and e.line > 0 and e.detail
-               for e in entries)
+    assert all(
+        e.object_key.startswith("agent-logs/dt=2026-11-29/part-000") and e.line > 0 and e.detail for e in entries
+    )
     assert any("already ingested with different content" in e.detail for e in entries)
 
     # nothing good lost: the good records are all in the snapshot, secrets replaced by typed placeholders
@@ -162,8 +191,9 @@ def test_every_defect_lands_in_its_reason_and_no_secret_survives(cfg, tmp_path, 
     assert "batch.expect_column_values_to_be_between(quarantine_rate)" in failure.value.failed
     from postgame.validate import report_markdown
 
-    printed = [summary.model_dump_json(), report_markdown(failure.value.report), str(failure.value),
-               caplog.text] + [e.model_dump_json() for e in entries]
+    printed = [summary.model_dump_json(), report_markdown(failure.value.report), str(failure.value), caplog.text] + [
+        e.model_dump_json() for e in entries
+    ]
     files = [p for p in cfg.home.rglob("*") if p.is_file()]
     assert any(p.name == "index.html" for p in files) and any(p.suffix == ".parquet" for p in files)
     leaks = [(secret, str(p)) for p in files for secret in SECRETS if secret in rendered(p)]

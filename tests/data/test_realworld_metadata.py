@@ -30,9 +30,20 @@ sys.modules[_spec.name] = realworld  # dataclasses look their module up there
 _spec.loader.exec_module(realworld)
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
-REQUIRED = {"instance_id": str, "repo": str, "clone_url": str, "base_commit": str, "fix_commit": str, "created_at": str,
-            "style": str, "summary": str, "problem_statement": str, "test_files": list, "FAIL_TO_PASS": list,
-            "PASS_TO_PASS": list}
+REQUIRED = {
+    "instance_id": str,
+    "repo": str,
+    "clone_url": str,
+    "base_commit": str,
+    "fix_commit": str,
+    "created_at": str,
+    "style": str,
+    "summary": str,
+    "problem_statement": str,
+    "test_files": list,
+    "FAIL_TO_PASS": list,
+    "PASS_TO_PASS": list,
+}
 OPTIONAL = {"test_cmd": str, "env_spec": dict}
 PINNED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!-]+$")
 
@@ -48,8 +59,11 @@ def record_problems(rec: dict) -> list[str]:
     iid = rec.get("instance_id", "?")
     out = [f"{iid}: missing {k}" for k in REQUIRED if k not in rec]
     out += [f"{iid}: unknown field {k}" for k in rec if k not in REQUIRED and k not in OPTIONAL]
-    out += [f"{iid}: {k} is not a {t.__name__}" for k, t in {**REQUIRED, **OPTIONAL}.items()
-            if k in rec and not isinstance(rec[k], t)]
+    out += [
+        f"{iid}: {k} is not a {t.__name__}"
+        for k, t in {**REQUIRED, **OPTIONAL}.items()
+        if k in rec and not isinstance(rec[k], t)
+    ]
     if out:
         return out
     owner_name = rec["repo"].split("/")
@@ -92,8 +106,9 @@ def record_problems(rec: dict) -> list[str]:
         words = shlex.split(rec["test_cmd"])
         if words[:3] != ["python", "-m", "pytest"] or "-rA" not in words:
             out.append(f"{iid}: test_cmd {rec['test_cmd']!r} is not `python -m pytest -rA ...`")
-        missing = [p for p in rec["test_files"] if p.endswith(".py") and not p.endswith("conftest.py")
-                   and p not in words]
+        missing = [
+            p for p in rec["test_files"] if p.endswith(".py") and not p.endswith("conftest.py") and p not in words
+        ]
         if missing:
             out.append(f"{iid}: test_cmd does not run the test patch's files {missing}")
     spec = rec.get("env_spec")
@@ -142,17 +157,26 @@ def test_every_repository_has_one_clone_url_and_a_readme_row(records):
         assert len({r["clone_url"] for r in records if r["repo"] == repo}) == 1
 
 
-@pytest.mark.parametrize("breakage, expected", [
-    (lambda rs: rs[0].update(base_commit=rs[0]["base_commit"][:12]), "full 40-hex"),
-    (lambda rs: rs[1].update(FAIL_TO_PASS=[]), "FAIL_TO_PASS is empty"),
-    (lambda rs: rs.append(copy.deepcopy(rs[2])), "not unique"),
-    (lambda rs: [r.update(style="pytest") for r in rs if r["style"] == "doctest"], "no instance of style"),
-    (lambda rs: [r.update(repo="a/b", clone_url="https://github.com/a/b.git",
-                          instance_id="a__b-" + r["instance_id"]) for r in rs[:-7]], "repositories"),
-    (lambda rs: rs[3].update(PASS_TO_PASS=rs[3]["PASS_TO_PASS"] + rs[3]["FAIL_TO_PASS"][:1]), "in both"),
-    (lambda rs: rs[4].update(env_spec={"pip_packages": ["tokenize-rt"]}), "pinned"),
-    (lambda rs: rs[5].update(FAIL_TO_PASS=["elsewhere/test_x.py::test_y"]), "outside the files"),
-], ids=lambda v: v.replace(" ", "-") if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    "breakage, expected",
+    [
+        (lambda rs: rs[0].update(base_commit=rs[0]["base_commit"][:12]), "full 40-hex"),
+        (lambda rs: rs[1].update(FAIL_TO_PASS=[]), "FAIL_TO_PASS is empty"),
+        (lambda rs: rs.append(copy.deepcopy(rs[2])), "not unique"),
+        (lambda rs: [r.update(style="pytest") for r in rs if r["style"] == "doctest"], "no instance of style"),
+        (
+            lambda rs: [
+                r.update(repo="a/b", clone_url="https://github.com/a/b.git", instance_id="a__b-" + r["instance_id"])
+                for r in rs[:-7]
+            ],
+            "repositories",
+        ),
+        (lambda rs: rs[3].update(PASS_TO_PASS=rs[3]["PASS_TO_PASS"] + rs[3]["FAIL_TO_PASS"][:1]), "in both"),
+        (lambda rs: rs[4].update(env_spec={"pip_packages": ["tokenize-rt"]}), "pinned"),
+        (lambda rs: rs[5].update(FAIL_TO_PASS=["elsewhere/test_x.py::test_y"]), "outside the files"),
+    ],
+    ids=lambda v: v.replace(" ", "-") if isinstance(v, str) else "",
+)
 def test_the_checks_catch_a_broken_set(records, breakage, expected):
     broken = copy.deepcopy(records)
     breakage(broken)
@@ -160,8 +184,15 @@ def test_the_checks_catch_a_broken_set(records, breakage, expected):
 
 
 def _git(cwd: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(cwd), "PATH": "/usr/bin:/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "HOME": str(cwd),
+        "PATH": "/usr/bin:/bin",
+    }
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
@@ -186,9 +217,18 @@ def mirror(tmp_path: Path) -> tuple[Path, str, str]:
 
 def test_materialising_splits_the_fix_into_gold_and_test_patch(mirror, tmp_path):
     mirrors, base, fix = mirror
-    meta = {"instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": base, "fix_commit": fix,
-            "created_at": "2026-01-01T00:00:00+00:00", "style": "pytest", "problem_statement": "add subtracts",
-            "test_files": ["tests/test_ops.py"], "FAIL_TO_PASS": ["tests/test_ops.py::test_add"], "PASS_TO_PASS": []}
+    meta = {
+        "instance_id": "acme__calc-1",
+        "repo": "acme/calc",
+        "base_commit": base,
+        "fix_commit": fix,
+        "created_at": "2026-01-01T00:00:00+00:00",
+        "style": "pytest",
+        "problem_statement": "add subtracts",
+        "test_files": ["tests/test_ops.py"],
+        "FAIL_TO_PASS": ["tests/test_ops.py::test_add"],
+        "PASS_TO_PASS": [],
+    }
     dest = tmp_path / "repos" / "acme__calc"
     realworld.clone("acme/calc", "https://github.com/acme/calc.git", [base, fix], dest, mirrors)
     inst = realworld.build_instance(meta, dest)

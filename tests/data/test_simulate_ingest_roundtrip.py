@@ -26,17 +26,34 @@ class Said:
 
 
 def _task() -> Instance:
-    return Instance(instance_id="acme__shop-1", repo="acme/shop", base_commit="0" * 40,
-                    problem_statement="`total([1, 2])` returns 4, expected 3.", patch="", test_patch="",
-                    FAIL_TO_PASS=["tests/test_total.py::test_sum"], PASS_TO_PASS=[], prompt_files=["shop/cart.py"])
+    return Instance(
+        instance_id="acme__shop-1",
+        repo="acme/shop",
+        base_commit="0" * 40,
+        problem_statement="`total([1, 2])` returns 4, expected 3.",
+        patch="",
+        test_patch="",
+        FAIL_TO_PASS=["tests/test_total.py::test_sum"],
+        PASS_TO_PASS=[],
+        prompt_files=["shop/cart.py"],
+    )
 
 
 def _run(cfg, tmp_path, knobs: SimulatorSettings, sessions: int):
     logs = LocalStore(tmp_path / "logs")
-    summary = simulate([_task()], lambda prompts: [Said("I could not find the bug.") for _ in prompts],
-                       lambda inst, patch: None, sessions=sessions, store=logs, settings=knobs, seed=7,
-                       model_name="policy", model_version="1", now=NOW,
-                       files_for=lambda inst: {"shop/cart.py": "def total(p):\n    return sum(p) + 1\n"})
+    summary = simulate(
+        [_task()],
+        lambda prompts: [Said("I could not find the bug.") for _ in prompts],
+        lambda inst, patch: None,
+        sessions=sessions,
+        store=logs,
+        settings=knobs,
+        seed=7,
+        model_name="policy",
+        model_version="1",
+        now=NOW,
+        files_for=lambda inst: {"shop/cart.py": "def total(p):\n    return sum(p) + 1\n"},
+    )
     ingested = run_ingest(str(tmp_path / "logs" / knobs.log_prefix), cfg=cfg)
     return summary, ingested
 
@@ -63,8 +80,12 @@ def test_dirty_traffic_gives_exactly_the_planted_counts(cfg, tmp_path):
     text = str(load_snapshot(ingested.snapshot_id, cfg=cfg).to_pylist())
     assert "<REDACTED:" in text
     planted = {  # the shapes `evals.factory.simulate.fake_secret` plants, as regexes for the secret part alone
-        "aws_key": r"AKIA[A-Z2-7]{16}", "github_token": r"ghp_[A-Za-z0-9]{36}",
-        "private_key": r"PRIVATE KEY-----\\n[A-Za-z0-9+/]{64}", "bearer_token": r"Bearer [A-Za-z0-9]{40}",
-        "url_password": r"deploy:[A-Za-z0-9]{14}@", "email": r"[a-z]{7}\.[a-z]{5}@acme-corp\.com"}
+        "aws_key": r"AKIA[A-Z2-7]{16}",
+        "github_token": r"ghp_[A-Za-z0-9]{36}",
+        "private_key": r"PRIVATE KEY-----\\n[A-Za-z0-9+/]{64}",
+        "bearer_token": r"Bearer [A-Za-z0-9]{40}",
+        "url_password": r"deploy:[A-Za-z0-9]{14}@",
+        "email": r"[a-z]{7}\.[a-z]{5}@acme-corp\.com",
+    }
     for kind in set(summary.secret_sessions.values()):
         assert not re.search(planted[kind], text), kind

@@ -36,8 +36,10 @@ def test_every_seed_deals_the_projects_in_the_configured_proportions(seed):
 
 
 def test_the_seed_changes_which_projects_are_held_out():
-    eval_sets = {frozenset(p for p, s in assign_splits(PROJECTS, FactorySettings(seed=seed)).items() if s == "eval")
-                 for seed in range(20)}
+    eval_sets = {
+        frozenset(p for p, s in assign_splits(PROJECTS, FactorySettings(seed=seed)).items() if s == "eval")
+        for seed in range(20)
+    }
     assert len(eval_sets) >= 10  # a seed that were ignored would give one set
 
 
@@ -70,6 +72,7 @@ def test_built_instances_are_disjoint_by_project(sample_build):
 
 # --- in-domain held-out bugs: a seeded share of each train project's instances --------------------------------------
 
+
 def test_indomain_is_per_project_deterministic_and_the_seeded_share():
     # checked: fails when assign_indomain draws from the pooled ids of all projects (not per project)
     from evals.factory.splits import assign_indomain
@@ -92,10 +95,17 @@ def test_a_built_catalog_sets_indomain_apart_from_train_within_train_projects(tm
     from tests.support import make_config
 
     home = tmp_path_factory.mktemp("indomain-build")
-    cfg = make_config(home, tasks={"projects": ["lrucache", "matrixops", "graphlib2"], "instances_per_project": 4,
-                                   "candidates_per_project": 8, "workers": 2, "indomain_fraction": 0.5,
-                                   "split_projects": {"train": ["lrucache"], "eval": ["matrixops"],
-                                                      "holdout": ["graphlib2"]}})
+    cfg = make_config(
+        home,
+        tasks={
+            "projects": ["lrucache", "matrixops", "graphlib2"],
+            "instances_per_project": 4,
+            "candidates_per_project": 8,
+            "workers": 2,
+            "indomain_fraction": 0.5,
+            "split_projects": {"train": ["lrucache"], "eval": ["matrixops"], "holdout": ["graphlib2"]},
+        },
+    )
     cache = tmp_path_factory.getbasetemp() / "factory-verdicts"
     result = build(cfg.factory, cfg.eval, store(cfg), cache_dir=cache)
     records = load_records(cfg)
@@ -105,6 +115,8 @@ def test_a_built_catalog_sets_indomain_apart_from_train_within_train_projects(tm
     assert {r["seed_project"] for r in records if r["split"] == "indomain"} == {"lrucache"}
     manifest = load_manifest(cfg)
     assert manifest["indomain"] == {"lrucache": sorted(by_split["indomain"])}
-    assert manifest["settings"]["indomain_fraction"] == 0.5 and result.per_split["indomain"] == len(by_split["indomain"])
+    assert manifest["settings"]["indomain_fraction"] == 0.5 and result.per_split["indomain"] == len(
+        by_split["indomain"]
+    )
     again = build(cfg.factory, cfg.eval, store(cfg), cache_dir=cache, force=True)  # cached verdicts: no test runs
     assert again.instances_sha256 == result.instances_sha256

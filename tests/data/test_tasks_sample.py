@@ -14,8 +14,12 @@ from postgame.runtime import store
 from tests.support import make_config
 
 # The three smallest suites, one per split; one instance each.
-SAMPLE = {"projects": ["graphlib2", "lrucache", "matrixops"], "instances_per_project": 1, "candidates_per_project": 3,
-          "workers": 2}
+SAMPLE = {
+    "projects": ["graphlib2", "lrucache", "matrixops"],
+    "instances_per_project": 1,
+    "candidates_per_project": 3,
+    "workers": 2,
+}
 GRADING = HarnessSettings(timeout_s=60)
 
 

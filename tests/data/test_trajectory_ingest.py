@@ -26,8 +26,7 @@ PATHS = ["serial", "thread"]  # the one-process reference path, and objects pars
 
 def _cfg(home: Path, runner: str):
     # row groups of 2: version 1 rows are written before the first version 2 row comes (the layout upgrade)
-    return make_config(home, runner={"kind": runner, "workers": 2}, curate={"min_records": 1},
-                       ingest={"batch_rows": 2})
+    return make_config(home, runner={"kind": runner, "workers": 2}, curate={"min_records": 1}, ingest={"batch_rows": 2})
 
 
 def _ingest(cfg, folder: Path, records: list[dict]):
@@ -54,7 +53,9 @@ def test_an_openai_agent_session_is_kept_validated_and_curated_with_its_tool_cal
     (sft,) = rows_of(load_rows(cfg, dataset), "sft")
     assert sft["messages"] == agent_session()["messages"]
     assert sft["messages"][2]["content"] is None and [c["id"] for c in sft["messages"][2]["tool_calls"]] == [
-        "call_Xk2bQ9vTqz", "call_Ld81ZrWm3c"]
+        "call_Xk2bQ9vTqz",
+        "call_Ld81ZrWm3c",
+    ]
     assert sft["completion"] == "Fixed: slugify('') now returns ''; the slug tests pass."
 
 
@@ -96,8 +97,14 @@ def test_broken_trajectories_are_quarantined_with_their_own_reason(home, tmp_pat
     cfg = _cfg(home, runner)
     summary = _ingest(cfg, tmp_path / "logs", [agent_session("swe-good"), *(r for r, _, _ in BROKEN)])
     assert summary.records_ingested == 1
-    assert summary.quarantined == {"parse": 0, "schema": 3, "too_large": 0, "tool_arguments": 1,
-                                   "orphan_tool_message": 2, "message_order": 1}
+    assert summary.quarantined == {
+        "parse": 0,
+        "schema": 3,
+        "too_large": 0,
+        "tool_arguments": 1,
+        "orphan_tool_message": 2,
+        "message_order": 1,
+    }
     entries = [entry for _, entry in quarantine_entries(cfg=cfg, snapshot_id=summary.snapshot_id)]
     assert [(e.line, e.reason) for e in entries] == [(i + 2, reason) for i, (_, reason, _) in enumerate(BROKEN)]
     for entry, (_, _, detail) in zip(entries, BROKEN, strict=True):
@@ -138,9 +145,11 @@ def test_secrets_in_tool_calls_and_results_are_redacted_and_arguments_stay_json(
         assert secret not in text
     calls = stored["messages"][2]["tool_calls"]
     assert json.loads(calls[0]["function"]["arguments"]) == {
-        "command": "curl -H 'Authorization: token <REDACTED:github_token>'"}
+        "command": "curl -H 'Authorization: token <REDACTED:github_token>'"
+    }
     assert json.loads(calls[1]["function"]["arguments"]) == {
-        "url": "https://deploy:<REDACTED:url_password>@git.example.com"}
+        "url": "https://deploy:<REDACTED:url_password>@git.example.com"
+    }
     assert stored["messages"][3]["content"] == "export GITHUB_TOKEN=<REDACTED:github_token>"
     assert json.loads(escaped["messages"][5]["tool_calls"][0]["function"]["arguments"]) == {"key": "<REDACTED:aws_key>"}
     assert run_validation(summary.snapshot_id, cfg=cfg).passed
@@ -151,8 +160,15 @@ def test_the_gx_suite_stops_a_snapshot_whose_trajectories_break_the_rules(cfg):
     # must not reach training, each rule failing by name
     first_tool = agent_session("swe-first-tool")
     first_tool["messages"].insert(0, {"role": "tool", "tool_call_id": "call_Xk2bQ9vTqz", "content": "x"})
-    rows = [agent_session("swe-ok"), orphan_tool_message(), bad_arguments(), broken("swe-unanswered", _unanswered),
-            broken("swe-order", _order_broken), first_tool, *sessions(3, seed=32)]
+    rows = [
+        agent_session("swe-ok"),
+        orphan_tool_message(),
+        bad_arguments(),
+        broken("swe-unanswered", _unanswered),
+        broken("swe-order", _order_broken),
+        first_tool,
+        *sessions(3, seed=32),
+    ]
     with pytest.raises(DataValidationError) as failure:
         validate_snapshot(commit_unchecked_snapshot(cfg, rows), cfg=cfg)
     tool = "where schema_version == 2 and role == 'tool'"

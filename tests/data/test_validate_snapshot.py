@@ -28,12 +28,20 @@ def commit_unchecked_snapshot(cfg, rows: list[dict], row_group: int = 1000) -> s
     prefix = cfg.ingest.state_prefix
     writer = snap.SnapshotWriter(cfg.home / "tmp", row_group, 1 << 20)
     for i, row in enumerate(rows):
-        writer.add_record(dict(row, extra=None, _source_key="legacy.jsonl", _source_line=i + 1), row["session_id"],
-                          i, 100)
+        writer.add_record(
+            dict(row, extra=None, _source_key="legacy.jsonl", _source_line=i + 1), row["session_id"], i, 100
+        )
     counts = snap.Counts(objects_read=1, lines=len(rows), records_ingested=len(rows))
-    manifest = snap.commit(writer, store, prefix, parent=snap.load_state(store, prefix).head,
-                           sources=[snap.SourceObject(key="legacy.jsonl", etag="e1", size=1)], corrupt=[],
-                           counts=counts, source_uri="legacy://")
+    manifest = snap.commit(
+        writer,
+        store,
+        prefix,
+        parent=snap.load_state(store, prefix).head,
+        sources=[snap.SourceObject(key="legacy.jsonl", etag="e1", size=1)],
+        corrupt=[],
+        counts=counts,
+        source_uri="legacy://",
+    )
     writer.discard()
     return manifest.snapshot_id
 
@@ -79,8 +87,9 @@ def test_drift_is_a_warning_by_default_and_a_stop_when_configured(cfg, tmp_path)
     markdown = report_markdown(report)
     assert "PASSED" in markdown and "resolved_share" in markdown and report.docs_path in markdown
 
-    strict = cfg.validate_.model_copy(update={"resolved_share_drift_max": 0.1,
-                                              "resolved_share_drift_severity": "critical"})
+    strict = cfg.validate_.model_copy(
+        update={"resolved_share_drift_max": 0.1, "resolved_share_drift_severity": "critical"}
+    )
     with pytest.raises(DataValidationError) as failure:
         validate_snapshot(changed, cfg=cfg.model_copy(update={"validate_": strict}))
     assert failure.value.failed == ["batch.expect_column_values_to_be_between(resolved_share)"]

@@ -9,9 +9,13 @@ from tests.support import make_config
 
 SMALL_WORLD = {
     # timeout_s: a clean suite takes ~1 s, but a 2-core machine shared by many jobs has made it take more than 10
-    "tasks": {"projects": ["textkit", "intervals", "ledger", "semver"], "instances_per_project": 2,
-              "candidates_per_project": 8, "split_projects": {"eval": ["semver"], "holdout": ["ledger"]},
-              "timeout_s": 60},
+    "tasks": {
+        "projects": ["textkit", "intervals", "ledger", "semver"],
+        "instances_per_project": 2,
+        "candidates_per_project": 8,
+        "split_projects": {"eval": ["semver"], "holdout": ["ledger"]},
+        "timeout_s": 60,
+    },
     "policy": {"max_new_tokens": 16, "max_prompt_tokens": 512},
     "train": {"max_steps": 1, "batch_size": 4, "num_generations": 4, "max_prompts": 2},
     "promote": {"eval_instances": 2, "floor": -1},  # no base registered here: the first candidate is champion

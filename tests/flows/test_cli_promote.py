@@ -16,15 +16,31 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-PROMOTE_KEYS = {"version", "model_uri", "outcome", "promoted", "reason", "candidate", "champion", "champion_version",
-                "compared_with", "decision"}
+PROMOTE_KEYS = {
+    "version",
+    "model_uri",
+    "outcome",
+    "promoted",
+    "reason",
+    "candidate",
+    "champion",
+    "champion_version",
+    "compared_with",
+    "decision",
+}
 
 
 def postgame(config: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGAME_", "PREFECT_", "MLFLOW_"))}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "postgame", "--config", str(config), *args], capture_output=True,
-                          text=True, env=env, timeout=900, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "postgame", "--config", str(config), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        cwd=ROOT,
+    )
 
 
 @pytest.fixture(scope="module")

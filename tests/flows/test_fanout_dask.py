@@ -51,8 +51,10 @@ def world(tmp_path_factory) -> tuple[Path, dict]:
 def instances_and_predictions():
     """Three example instances: two gold patches (resolved) and one empty patch (unresolved, nothing run)."""
     instances = sorted(load_instances(INSTANCES_FILE), key=lambda i: i.instance_id)[:3]
-    predictions = [Prediction(instance_id=i.instance_id, model_name_or_path="gold",
-                              model_patch="" if n == 2 else i.patch) for n, i in enumerate(instances)]
+    predictions = [
+        Prediction(instance_id=i.instance_id, model_name_or_path="gold", model_patch="" if n == 2 else i.patch)
+        for n, i in enumerate(instances)
+    ]
     return instances, predictions
 
 
@@ -73,13 +75,25 @@ def fan_out(root: str, runner: str) -> tuple[IngestSummary, object, set[str]]:
     top = Path(root)
     instances, predictions = instances_and_predictions()
     with prefect_mapper(RUNNERS[runner]) as mapper:
-        summary = ingest(LocalStore(top / "logs"), "", state=LocalStore(top / runner / "store"),
-                         settings=IngestSettings(batch_rows=10), workdir=top / runner / "tmp",
-                         source_uri="logs", mapper=mapper)
+        summary = ingest(
+            LocalStore(top / "logs"),
+            "",
+            state=LocalStore(top / runner / "store"),
+            settings=IngestSettings(batch_rows=10),
+            workdir=top / runner / "tmp",
+            source_uri="logs",
+            mapper=mapper,
+        )
         workers = set(mapper(where, range(4)))
     with prefect_mapper(RUNNERS[runner]) as mapper:
-        report = evaluate_instances(instances, predictions, repos_dir=top / "repos", out_dir=top / runner / "eval",
-                                    settings=quick_settings(), mapper=mapper)
+        report = evaluate_instances(
+            instances,
+            predictions,
+            repos_dir=top / "repos",
+            out_dir=top / runner / "eval",
+            settings=quick_settings(),
+            mapper=mapper,
+        )
     return summary, report, workers
 
 
@@ -97,7 +111,8 @@ def test_ingest_and_evaluation_on_dask_match_the_default_runner(prefect_api, wor
     assert default_summary.records_ingested == expected["records"]
     assert default_summary.quarantined == expected["quarantined"]
     assert dask_summary.model_dump(exclude={"snapshot_uri", "manifest_uri"}) == default_summary.model_dump(
-        exclude={"snapshot_uri", "manifest_uri"})
+        exclude={"snapshot_uri", "manifest_uri"}
+    )
     assert len(default_report.resolved_ids) == 2 and default_report.empty_patch_ids  # gold resolves, empty does not
     assert dask_report.resolved_ids == default_report.resolved_ids
     assert dask_report.unresolved_ids == default_report.unresolved_ids and not dask_report.error_ids

@@ -20,8 +20,13 @@ def _cli(cfg, *args):
     import sys
 
     env = {**os.environ, "PYTHONPATH": os.getcwd(), "OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-m", "postgame", "--config", str(cfg.home / "postgame.yaml"), *args],
-                          capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "postgame", "--config", str(cfg.home / "postgame.yaml"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
 
 
 def test_lineage_of_the_promoted_version_names_its_log_objects_and_resolves_every_hop(first_cycle):
@@ -46,7 +51,8 @@ def test_lineage_of_the_promoted_version_names_its_log_objects_and_resolves_ever
     from postgame.lineage import config_sha256
 
     assert [h["config_sha256"] for h in chain["hops"] if h["kind"] == "snapshot"] == [config_sha256(cfg)] * len(
-        report.snapshot_ids)  # the snapshot hop names the config that ingested it
+        report.snapshot_ids
+    )  # the snapshot hop names the config that ingested it
     text = _cli(cfg, "lineage", "1")
     assert text.returncode == 0 and all(o.key in text.stdout for o in manifest.sources)
 
@@ -58,7 +64,7 @@ def test_a_changed_log_object_or_dataset_breaks_the_chain(first_cycle):
 
     cfg, report = first_cycle
     manifest = snapshot_manifest(report.snapshot_ids[0], cfg=cfg)
-    log_file = (store(cfg).root / "agent-logs" / manifest.sources[0].key)
+    log_file = store(cfg).root / "agent-logs" / manifest.sources[0].key
     stat = log_file.stat()
     dataset_key = report.dataset_uri.rsplit("/datasets/", 1)[1]
     original = store(cfg).get(f"datasets/{dataset_key}")
@@ -98,15 +104,17 @@ def test_cycle_cost_is_the_sum_of_its_parts_and_gain_is_over_the_base_on_the_sam
     assert report.cost_usd == cost.total_usd == cost.cpu_usd + cost.gpu_usd + cost.serving_usd
     metrics = MlflowClient(tracking_uri=resolve(cfg).tracking_uri).get_run(report.run_id).data.metrics
     assert metrics["cycle.cost_usd"] == pytest.approx(
-        metrics["cycle.cost.cpu_usd"] + metrics["cycle.cost.gpu_usd"] + metrics["cycle.cost.serving_usd"], rel=1e-12)
+        metrics["cycle.cost.cpu_usd"] + metrics["cycle.cost.gpu_usd"] + metrics["cycle.cost.serving_usd"], rel=1e-12
+    )
     assert report.cost_per_1m_tokens == report.cost_usd / report.usage.completion_tokens * 1e6
     # gain: over the base policy (no champion before), measured on the very instances the candidate was scored on
     champion = registry.champion_version(cfg)
     assert report.baseline == "base" and report.baseline_metric is not None
     assert champion.tags["eval.set_sha256"] == report.eval_set_sha256
     assert report.scores[0].baselines["base"] == report.baseline_metric
-    base_run = json.loads((cfg.home / "runs" / "baselines" / f"base-{report.eval_set_sha256[:12]}" /
-                           "report.json").read_text())  # the base really answered those instances
+    base_run = json.loads(
+        (cfg.home / "runs" / "baselines" / f"base-{report.eval_set_sha256[:12]}" / "report.json").read_text()
+    )  # the base really answered those instances
     assert len(base_run["resolved_ids"]) / report.scores[0].instances == report.baseline_metric
     assert report.gain == (report.candidate_metric - report.baseline_metric) * 100
     assert report.intelligence_per_dollar == report.gain / report.cost_usd
@@ -119,8 +127,12 @@ def test_report_command_writes_markdown_and_charts_of_every_cycle(first_cycle, t
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert report.run_id in [c["run_id"] for c in data["cycles"]]
-    assert {os.path.basename(p) for p in data["charts"]} == {"resolve_rate.png", "cost.png", "intelligence.png",
-                                                            "tokens.png"}
+    assert {os.path.basename(p) for p in data["charts"]} == {
+        "resolve_rate.png",
+        "cost.png",
+        "intelligence.png",
+        "tokens.png",
+    }
     assert all(os.path.getsize(p) > 5000 for p in data["charts"])
     text = (tmp_path / "report.md").read_text()
     assert "![Champion resolve rate](resolve_rate.png)" in text and "| 1 |" in text
@@ -150,8 +162,9 @@ def test_the_cycle_flow_run_carries_its_report_and_lineage_as_artifacts(first_cy
 
     cfg, report = first_cycle
     with temporary_settings(updates=prefect_settings(cfg)), get_client(sync_client=True) as client:
-        found = client.read_artifacts(artifact_filter=ArtifactFilter(
-            flow_run_id=ArtifactFilterFlowRunId(any_=[UUID(report.flow_run_id)])))
+        found = client.read_artifacts(
+            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[UUID(report.flow_run_id)]))
+        )
     by_key = {a.key: a for a in found}
     assert {"cycle-report", "cycles", "lineage"} <= set(by_key)
     data = by_key["lineage"].data

@@ -15,8 +15,9 @@ from evals.harness import sandbox
 from postgame.settings.agent import AgentSettings, parse_tools
 from tests.harness_fixtures import calc_instance, quick_settings
 
-pytestmark = pytest.mark.skipif(not sandbox.probe().bwrap_ok, reason="bash runs only in the bwrap sandbox: "
-                                f"{sandbox.probe().reason}")
+pytestmark = pytest.mark.skipif(
+    not sandbox.probe().bwrap_ok, reason=f"bash runs only in the bwrap sandbox: {sandbox.probe().reason}"
+)
 SECRET = "pg-agent-secret-51c0de"
 
 
@@ -39,8 +40,14 @@ def test_writes_outside_the_copy_and_host_secrets(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
     outside = tmp_path / "outside.txt"
-    traj, obs = play(tmp_path, [bash(f"echo pwned > {outside}; echo rc=$?"), bash(f"cat {home}/.aws/credentials; env"),
-                                bash("echo inside > made_here.txt; cat made_here.txt")])
+    traj, obs = play(
+        tmp_path,
+        [
+            bash(f"echo pwned > {outside}; echo rc=$?"),
+            bash(f"cat {home}/.aws/credentials; env"),
+            bash("echo inside > made_here.txt; cat made_here.txt"),
+        ],
+    )
     assert not outside.exists() and "rc=" in obs[0]
     assert SECRET not in "".join(str(m) for m in traj.messages)
     assert "inside" in obs[2]  # the copy itself is writable
@@ -68,8 +75,10 @@ def test_an_output_flood_is_capped(tmp_path):
 
 
 def test_memory_and_fork_bombs_are_contained(tmp_path):
-    bombs = [bash("python3 -c \"x = bytearray(8 << 30)\"; echo rc=$?"),
-             bash("python3 -c \"import os\nwhile True:\n    os.fork()\" ; echo done")]
+    bombs = [
+        bash('python3 -c "x = bytearray(8 << 30)"; echo rc=$?'),
+        bash('python3 -c "import os\nwhile True:\n    os.fork()" ; echo done'),
+    ]
     traj, obs = play(tmp_path, bombs, step_timeout_s=10)
     assert "MemoryError" in obs[0] and "rc=1" in obs[0]
     # The fork bomb hits the process limit (and dies) or the step timeout (the episode ends): never the host.
@@ -81,11 +90,13 @@ def test_symlinks_made_in_the_sandbox_are_never_followed_by_the_file_tools(tmp_p
     secret.write_text(SECRET)
     target = tmp_path / "host-target.py"
     target.write_text("untouched\n")
-    calls = [bash(f"ln -s {secret} leak.txt && ln -s {tmp_path} hostdir && ls"),
-             {"tool": "view", "args": {"path": "leak.txt"}},
-             {"tool": "view", "args": {"path": "hostdir/host-secret.txt"}},
-             {"tool": "search", "args": {"pattern": "pg-agent", "path": "."}},
-             {"tool": "edit", "args": {"path": "hostdir/host-target.py", "search": "untouched", "replace": "owned"}}]
+    calls = [
+        bash(f"ln -s {secret} leak.txt && ln -s {tmp_path} hostdir && ls"),
+        {"tool": "view", "args": {"path": "leak.txt"}},
+        {"tool": "view", "args": {"path": "hostdir/host-secret.txt"}},
+        {"tool": "search", "args": {"pattern": "pg-agent", "path": "."}},
+        {"tool": "edit", "args": {"path": "hostdir/host-target.py", "search": "untouched", "replace": "owned"}},
+    ]
     traj, obs = play(tmp_path, calls, max_invalid_actions=10)
     assert "symbolic link" in obs[1] and "symbolic link" in obs[2] and "symbolic link" in obs[4]
     assert SECRET not in "".join(str(m) for m in traj.messages)

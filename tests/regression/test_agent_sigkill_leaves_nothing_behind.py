@@ -53,8 +53,12 @@ def test_sigkill_mid_episode_then_reap_leaves_nothing(tmp_path):
     root = work_root(settings) or Path(os.environ.get("TMPDIR", "/tmp"))
     (tmp_path / "inst.json").write_text(tiny.instance.model_dump_json())
     before = _episode_dirs(root)
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path / "inst.json"), str(tiny.repos_dir)],
-                             stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2])
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(tmp_path / "inst.json"), str(tiny.repos_dir)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert child.stdout is not None and child.stdout.readline().strip() == "running"
     (episode,) = _episode_dirs(root) - before
     deadline = time.monotonic() + 30

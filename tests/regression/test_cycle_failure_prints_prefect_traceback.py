@@ -20,8 +20,22 @@ def test_a_failed_cycle_prints_one_line_and_the_traceback_file(tmp_path):
     cfg = make_config(tmp_path, operate={"retries": 0})
     missing = tmp_path / "no-logs-here"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGAME_", "PREFECT_", "MLFLOW_"))}
-    proc = subprocess.run([sys.executable, "-m", "postgame", "--config", str(tmp_path / "postgame.yaml"), "cycle",
-                           "--source", str(missing)], capture_output=True, text=True, env=env, timeout=900)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "postgame",
+            "--config",
+            str(tmp_path / "postgame.yaml"),
+            "cycle",
+            "--source",
+            str(missing),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()

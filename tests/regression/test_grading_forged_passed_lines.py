@@ -5,9 +5,13 @@ from evals.harness import evaluate
 from tests.harness_fixtures import CALC_F2P, CALC_P2P, calc_instance, quick_settings, with_code
 
 # Suspend pytest's capture so the lines reach the real stdout, as a determined forger would.
-FORGE = ("import gc, os\nfor _o in gc.get_objects():\n    if type(_o).__name__ == 'CaptureManager':\n"
-         "        _o.suspend_global_capture(in_=True)\n        break\n") + "".join(f"print('PASSED {t}')\n" for t in CALC_F2P + CALC_P2P) + (
-    "print('============ 4 passed in 0.01s ============', flush=True)\nos._exit(0)\n"
+FORGE = (
+    (
+        "import gc, os\nfor _o in gc.get_objects():\n    if type(_o).__name__ == 'CaptureManager':\n"
+        "        _o.suspend_global_capture(in_=True)\n        break\n"
+    )
+    + "".join(f"print('PASSED {t}')\n" for t in CALC_F2P + CALC_P2P)
+    + ("print('============ 4 passed in 0.01s ============', flush=True)\nos._exit(0)\n")
 )
 
 

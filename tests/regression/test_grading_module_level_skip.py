@@ -8,6 +8,8 @@ SKIP = "import pytest\npytest.skip('not today', allow_module_level=True)\n"
 
 def test_module_level_skip_is_unresolved(tmp_path):
     tiny = calc_instance(tmp_path)
-    result = evaluate(tiny.instance, with_code(tiny, SKIP, fix=True), repos_dir=tiny.repos_dir, settings=quick_settings())
+    result = evaluate(
+        tiny.instance, with_code(tiny, SKIP, fix=True), repos_dir=tiny.repos_dir, settings=quick_settings()
+    )
     assert result.status == "unresolved" and result.reward == 0.0
     assert result.tests_status["FAIL_TO_PASS"]["success"] == []

@@ -32,7 +32,9 @@ _pytest.reports.TestReport.__init__ = _init
 """
 
 
-@pytest.mark.parametrize("code,flag", [(REGISTER, "registered during the run"), (PATCH_INTERNALS, "internals replaced")])
+@pytest.mark.parametrize(
+    "code,flag", [(REGISTER, "registered during the run"), (PATCH_INTERNALS, "internals replaced")]
+)
 def test_pytest_tampering_from_code_is_void(tmp_path, code, flag):
     tiny = calc_instance(tmp_path)
     result = evaluate(tiny.instance, with_code(tiny, code), repos_dir=tiny.repos_dir, settings=quick_settings())

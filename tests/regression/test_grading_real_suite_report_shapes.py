@@ -9,7 +9,7 @@ from evals.harness.constants import PASSING
 from evals.harness.testrun import run_tests
 from tests.harness_fixtures import init_repo, quick_settings
 
-SUITE = '''import unittest
+SUITE = """import unittest
 
 import pytest
 
@@ -80,12 +80,12 @@ class CaseTest(unittest.TestCase):
 
     def test_skipped(self):
         self.skipTest("no")
-'''
+"""
 
 FILES = {
     "pkg/__init__.py": "",
     "pkg/mod.py": 'def double(x):\n    """\n    >>> double(21)\n    42\n    >>> double(1)\n    3\n    """\n'
-                  "    return 2 * x\n\n\ndef half(x):\n    \"\"\"\n    >>> half(4)\n    2.0\n    \"\"\"\n    return x / 2\n",
+    '    return 2 * x\n\n\ndef half(x):\n    """\n    >>> half(4)\n    2.0\n    """\n    return x / 2\n',
     "tests/__init__.py": "",
     "tests/test_shapes.py": SUITE,
 }
@@ -115,11 +115,16 @@ EXPECTED = {
 
 def test_report_shapes_of_real_suites(tmp_path):
     base_commit = init_repo(tmp_path / "repos" / "acme__shapes", FILES)
-    inst = Instance(instance_id="acme__shapes-1", repo="acme/shapes", base_commit=base_commit,
-                    test_cmd="python -m pytest -rA --doctest-modules tests pkg")
+    inst = Instance(
+        instance_id="acme__shapes-1",
+        repo="acme/shapes",
+        base_commit=base_commit,
+        test_cmd="python -m pytest -rA --doctest-modules tests pkg",
+    )
     run = run_tests(inst, "", repos_dir=tmp_path / "repos", settings=quick_settings())
     assert run.infra_error is None and not run.tampering, run.log
     assert run.statuses == EXPECTED, run.log
     assert "PytestCollectionWarning" in run.log  # the warning is reported, and changes no status
-    assert {t for t, s in run.statuses.items() if s in PASSING} == {t for t, s in EXPECTED.items()
-                                                                    if s in ("PASSED", "XFAIL")}
+    assert {t for t, s in run.statuses.items() if s in PASSING} == {
+        t for t, s in EXPECTED.items() if s in ("PASSED", "XFAIL")
+    }

@@ -26,11 +26,14 @@ BASE = {
         "                self.assertIs(parse_bool(text), want)\n"
     ),
 }
-GOLD = {"flags/parse.py": "def parse_bool(text):\n    return {'true': True, 'yes': True, 'false': False, 'no': False}"
-                          "[text.lower()]\n"}
+GOLD = {
+    "flags/parse.py": "def parse_bool(text):\n    return {'true': True, 'yes': True, 'false': False, 'no': False}"
+    "[text.lower()]\n"
+}
 HALF = {"flags/parse.py": "def parse_bool(text):\n    return {'true': True, 'false': False}[text.lower()]\n"}
 TESTS = {
-    "tests/test_parse.py": BASE["tests/test_parse.py"] + (
+    "tests/test_parse.py": BASE["tests/test_parse.py"]
+    + (
         "\n    def test_any_case_and_words(self):\n"
         "        for text, want in [('True', True), ('FALSE', False), ('yes', True), ('No', False)]:\n"
         "            with self.subTest(text=text):\n"
@@ -64,9 +67,15 @@ def _instance(root: Path) -> Instance:
     repo = root / "repos" / "acme__flags"
     base_commit = init_repo(repo, BASE)
     commit(repo, {**GOLD, **TESTS}, "the future: parse_bool takes any case and yes/no")
-    return Instance(instance_id="acme__flags-1", repo="acme/flags", base_commit=base_commit,
-                    patch=diff_against(BASE, GOLD), test_patch=diff_against(BASE, TESTS),
-                    FAIL_TO_PASS=F2P, PASS_TO_PASS=P2P)
+    return Instance(
+        instance_id="acme__flags-1",
+        repo="acme/flags",
+        base_commit=base_commit,
+        patch=diff_against(BASE, GOLD),
+        test_patch=diff_against(BASE, TESTS),
+        FAIL_TO_PASS=F2P,
+        PASS_TO_PASS=P2P,
+    )
 
 
 def test_gold_resolves_and_a_patch_leaving_a_subtest_failing_does_not(tmp_path):

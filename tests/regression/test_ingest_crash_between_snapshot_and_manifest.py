@@ -32,8 +32,9 @@ class CrashingStore(LocalStore):
 
 
 def run(cfg, logs, state):
-    return ingest(LocalStore(logs), "", state=state, settings=cfg.ingest, workdir=cfg.home / "tmp",
-                  source_uri=str(logs))
+    return ingest(
+        LocalStore(logs), "", state=state, settings=cfg.ingest, workdir=cfg.home / "tmp", source_uri=str(logs)
+    )
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ def logs(tmp_path):
     folder = tmp_path / "logs"
     folder.mkdir()
     (folder / "part-0000.jsonl").write_bytes(encode(sessions(120, seed=31)))
-    (folder / "part-0001.jsonl.gz").write_bytes(encode(sessions(80, seed=32), gzip=True) )
+    (folder / "part-0001.jsonl.gz").write_bytes(encode(sessions(80, seed=32), gzip=True))
     return folder
 
 

@@ -15,8 +15,10 @@ from postgame.ingest.lines import parse_line
 from postgame.ingest.objects import ObjectJob, parse_object
 from postgame.settings.ingest import IngestSettings
 
-TOKENS = ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ",  # fine-grained
-          "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB")  # classic (was caught before)
+TOKENS = (
+    "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ",  # fine-grained
+    "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+)  # classic (was caught before)
 
 
 @pytest.mark.parametrize("token", TOKENS)

@@ -38,13 +38,20 @@ def test_rollback_twice_goes_back_along_the_line_then_says_there_is_none(cfg):
     assert none_left.returncode == 1 and none_left.stdout == ""
     assert none_left.stderr.strip().splitlines() == [
         "error: RollbackError: no previous champion of postgame-policy to restore (current: v1; rolled back from: "
-        "v3, v2); name one with --to V"]
+        "v3, v2); name one with --to V"
+    ]
     assert registry.champion_version(cfg).version == "1"
 
     # Every move keeps its reason and who made it.
     assert [(m.from_, m.to, m.by, m.rollback) for m in registry.champion_history(cfg)] == [
-        (None, "1", "bootstrap", False), ("1", "2", "gate", False), ("2", "3", "gate", False),
-        ("3", "2", "oncall", True), ("2", "1", "oncall", True)]
-    assert [m.why for m in registry.champion_history(cfg)][-2:] == ["rollback from v3 to v2: v3 times out",
-                                                                    "rollback from v2 to v1: v2 as well"]
+        (None, "1", "bootstrap", False),
+        ("1", "2", "gate", False),
+        ("2", "3", "gate", False),
+        ("3", "2", "oncall", True),
+        ("2", "1", "oncall", True),
+    ]
+    assert [m.why for m in registry.champion_history(cfg)][-2:] == [
+        "rollback from v3 to v2: v3 times out",
+        "rollback from v2 to v1: v2 as well",
+    ]
     assert registry.get_version(cfg, "1").tags["champion.by"] == "oncall"

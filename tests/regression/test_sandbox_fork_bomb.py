@@ -29,8 +29,12 @@ def _processes() -> int:
 def test_fork_bomb_is_contained_and_unresolved(tmp_path):
     tiny = calc_instance(tmp_path)
     before = _processes()
-    result = evaluate(tiny.instance, with_code(tiny, BOMB), repos_dir=tiny.repos_dir,
-                      settings=quick_settings(timeout_s=5, max_processes=48))
+    result = evaluate(
+        tiny.instance,
+        with_code(tiny, BOMB),
+        repos_dir=tiny.repos_dir,
+        settings=quick_settings(timeout_s=5, max_processes=48),
+    )
     assert result.status == "unresolved" and result.reward == 0.0 and result.error is None
     assert _processes() < before + 20, "sandboxed processes survived the run"
     assert subprocess.run(["true"]).returncode == 0  # the machine can still fork

@@ -29,8 +29,14 @@ for path in (os.path.expanduser("~/.aws/credentials"), {str(home / ".aws" / "cre
         print("NOFILE", path, type(exc).__name__)
 """
     out = tmp_path / "out"
-    report = run_evaluation([tiny.instance], [Prediction(instance_id=tiny.instance.instance_id, model_patch=in_add(tiny, body))],
-                            repos_dir=tiny.repos_dir, out_dir=out, settings=quick_settings(), progress=False)
+    report = run_evaluation(
+        [tiny.instance],
+        [Prediction(instance_id=tiny.instance.instance_id, model_patch=in_add(tiny, body))],
+        repos_dir=tiny.repos_dir,
+        out_dir=out,
+        settings=quick_settings(),
+        progress=False,
+    )
     result = report.results[tiny.instance.instance_id]
     assert "ENV" in result.log  # the code ran and printed what it could see
     written = "".join(p.read_text() for p in out.rglob("*") if p.is_file()) + json.dumps(report.to_dict())

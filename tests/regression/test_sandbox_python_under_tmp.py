@@ -15,5 +15,5 @@ def test_python_dirs_under_tmp_are_bound_after_the_private_tmp(monkeypatch, tmp_
     monkeypatch.setattr(sandbox, "_python_dirs", lambda: [venv])
     args = sandbox.bwrap_args(HarnessSettings(), tmp_path / "copy", {"PATH": "/usr/bin"})
     tmpfs_at = max(i for i in range(len(args) - 1) if args[i] == "--tmpfs" and args[i + 1] == "/tmp")
-    bind_at = next(i for i in range(len(args) - 2) if args[i:i + 3] == ["--ro-bind", venv, venv])
+    bind_at = next(i for i in range(len(args) - 2) if args[i : i + 3] == ["--ro-bind", venv, venv])
     assert bind_at > tmpfs_at

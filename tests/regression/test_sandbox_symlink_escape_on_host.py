@@ -9,8 +9,9 @@ def test_symlinked_test_folder_does_not_write_on_the_host(tmp_path):
     tiny = calc_instance(tmp_path)
     host = tmp_path / "host-folder"
     host.mkdir()
-    patch = diff_against(tiny.base_files, {"tests/test_ops.py": None, "tests": Link(str(host)),
-                                           "calc/evil": Link("/etc/passwd")})
+    patch = diff_against(
+        tiny.base_files, {"tests/test_ops.py": None, "tests": Link(str(host)), "calc/evil": Link("/etc/passwd")}
+    )
     result = evaluate(tiny.instance, patch, repos_dir=tiny.repos_dir, settings=quick_settings())
     assert list(host.iterdir()) == []
     assert result.status == "unresolved" and result.error is None

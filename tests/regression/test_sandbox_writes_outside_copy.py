@@ -17,9 +17,15 @@ def test_writes_outside_the_copy_land_nowhere(tmp_path):
     tiny = calc_instance(tmp_path)
     tag = uuid.uuid4().hex[:8]
     tools = sandbox.TOOLS_DIR / "pg_results.py"
-    targets = [f"/usr/pg-evil-{tag}", f"/root/pg-evil-{tag}", str(tmp_path / f"host-evil-{tag}"),
-               str(tiny.repo_dir / f"evil-{tag}"), f"{sys.prefix}/pg-evil-{tag}", f"/etc/pg-evil-{tag}",
-               "/opt/postgame-harness/pg_results.py"]
+    targets = [
+        f"/usr/pg-evil-{tag}",
+        f"/root/pg-evil-{tag}",
+        str(tmp_path / f"host-evil-{tag}"),
+        str(tiny.repo_dir / f"evil-{tag}"),
+        f"{sys.prefix}/pg-evil-{tag}",
+        f"/etc/pg-evil-{tag}",
+        "/opt/postgame-harness/pg_results.py",
+    ]
     body = f"""
 import subprocess
 for target in {targets!r}:

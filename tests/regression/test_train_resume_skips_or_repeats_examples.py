@@ -20,10 +20,19 @@ from models import checkpoints
 from postgame.config import PolicySettings
 from postgame.settings.train import TrainSettings
 
-ROWS = [{"kind": "sft", "example_id": f"sft:t{i}", "instance_id": f"t{i}", "prompt": f"def f{i}(x):\n    return x",
-         "completion": f" + {i}\n"} for i in range(5)]  # 5 rows, 2 a step, 6 steps: the plan crosses epochs
-SETTINGS = TrainSettings(method="sft", max_steps=6, batch_size=2, num_generations=2, save_steps=2, seed=7,
-                         keep_checkpoints=3)
+ROWS = [
+    {
+        "kind": "sft",
+        "example_id": f"sft:t{i}",
+        "instance_id": f"t{i}",
+        "prompt": f"def f{i}(x):\n    return x",
+        "completion": f" + {i}\n",
+    }
+    for i in range(5)
+]  # 5 rows, 2 a step, 6 steps: the plan crosses epochs
+SETTINGS = TrainSettings(
+    method="sft", max_steps=6, batch_size=2, num_generations=2, save_steps=2, seed=7, keep_checkpoints=3
+)
 
 
 def _train(base: Path, work: Path, kill: str | None) -> None:
@@ -55,8 +64,17 @@ def _train(base: Path, work: Path, kill: str | None) -> None:
             return publish(staged, final, manifest)
 
         checkpoints.publish = publish_then_die
-    train.fit(train.TrainJob(method="sft", policy_dir=base, rows=ROWS, work_dir=work, settings=SETTINGS,
-                             policy=PolicySettings(), callbacks=callbacks))
+    train.fit(
+        train.TrainJob(
+            method="sft",
+            policy_dir=base,
+            rows=ROWS,
+            work_dir=work,
+            settings=SETTINGS,
+            policy=PolicySettings(),
+            callbacks=callbacks,
+        )
+    )
 
 
 def _run_child(base: Path, work: Path, kill: str | None) -> int:

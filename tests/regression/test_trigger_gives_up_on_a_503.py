@@ -66,11 +66,18 @@ class FakePrefect:
                 fake.created.append(body)
                 status = fake.statuses.pop(0) if fake.statuses else 201
                 if status == 201:
-                    return self._send(201, {"id": "5d1e0000-0000-4000-8000-000000000002", "name": "brave-fox",
-                                            "state_name": "Scheduled"})
+                    return self._send(
+                        201,
+                        {"id": "5d1e0000-0000-4000-8000-000000000002", "name": "brave-fox", "state_name": "Scheduled"},
+                    )
                 if status == 422:
-                    return self._send(422, {"exception_message": "Invalid request received.",
-                                            "exception_detail": [{"loc": ["body", "parameters"], "msg": "bad"}]})
+                    return self._send(
+                        422,
+                        {
+                            "exception_message": "Invalid request received.",
+                            "exception_detail": [{"loc": ["body", "parameters"], "msg": "bad"}],
+                        },
+                    )
                 self._send(status, {"detail": "busy"})
 
         return Handler
@@ -156,8 +163,13 @@ def test_422_fails_at_once_with_one_line_on_the_console(world):
     cfg, _, serve = world
     server = serve([422, 503])
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGAME_", "PREFECT_", "MLFLOW_"))}
-    proc = subprocess.run([sys.executable, "-m", "postgame", "--config", str(cfg.home / "postgame.yaml"), "trigger"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "postgame", "--config", str(cfg.home / "postgame.yaml"), "trigger"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 1
     [line] = proc.stderr.strip().splitlines()
     assert line.startswith("error: TriggerError: the Prefect server at http://127.0.0.1:")

@@ -19,10 +19,14 @@ pytestmark = pytest.mark.services
 @pytest.fixture
 def s3cfg(cfg, seaweed):
     """A config whose store is a fresh bucket on the test server (credentials: the stack's embedded ones)."""
-    store = cfg.store.model_copy(update={"uri": f"s3://state-{uuid.uuid4().hex[:8]}",
-                                         "endpoint_url": seaweed.endpoint_url,
-                                         "access_key_id": SecretStr(runtime.EMBEDDED_S3_KEY),
-                                         "secret_access_key": SecretStr(runtime.EMBEDDED_S3_SECRET)})
+    store = cfg.store.model_copy(
+        update={
+            "uri": f"s3://state-{uuid.uuid4().hex[:8]}",
+            "endpoint_url": seaweed.endpoint_url,
+            "access_key_id": SecretStr(runtime.EMBEDDED_S3_KEY),
+            "secret_access_key": SecretStr(runtime.EMBEDDED_S3_SECRET),
+        }
+    )
     return cfg.model_copy(update={"store": store})
 
 

@@ -25,20 +25,28 @@ def cli(cfg, *args: str, check: bool = True) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    cfg = make_config(tmp_path_factory.mktemp("auth-home"), stack={"start_timeout_s": 300},
-                      operate={"runner_port": free_port(), "service_timeout_s": 30})
+    cfg = make_config(
+        tmp_path_factory.mktemp("auth-home"),
+        stack={"start_timeout_s": 300},
+        operate={"runner_port": free_port(), "service_timeout_s": 30},
+    )
     with running_stack(cfg, "--auth", env=cli_env(POSTGAME_AUTH_PASSWORD=PASSWORD)):
         yield cfg
 
 
 def _prefect(cfg, auth) -> int:
-    return httpx.post(f"http://127.0.0.1:{cfg.stack.prefect_port}/api/flows/filter", json={}, auth=auth,
-                      timeout=30).status_code
+    return httpx.post(
+        f"http://127.0.0.1:{cfg.stack.prefect_port}/api/flows/filter", json={}, auth=auth, timeout=30
+    ).status_code
 
 
 def _mlflow(cfg, auth) -> int:
-    return httpx.get(f"http://127.0.0.1:{cfg.stack.mlflow_port}/api/2.0/mlflow/experiments/search",
-                     params={"max_results": 1}, auth=auth, timeout=30).status_code
+    return httpx.get(
+        f"http://127.0.0.1:{cfg.stack.mlflow_port}/api/2.0/mlflow/experiments/search",
+        params={"max_results": 1},
+        auth=auth,
+        timeout=30,
+    ).status_code
 
 
 def test_wrong_or_missing_credentials_get_401(stack):

@@ -28,9 +28,16 @@ DEBOUNCE_S = 12
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     home = tmp_path_factory.mktemp("deploy-home")
-    cfg = make_config(home, stack={"start_timeout_s": 300},
-                      operate={"runner_port": free_port(), "schedule_cron": "17 4 * * 1", "event_debounce_s": DEBOUNCE_S,
-                               "service_timeout_s": 30})
+    cfg = make_config(
+        home,
+        stack={"start_timeout_s": 300},
+        operate={
+            "runner_port": free_port(),
+            "schedule_cron": "17 4 * * 1",
+            "event_debounce_s": DEBOUNCE_S,
+            "service_timeout_s": 30,
+        },
+    )
     with running_stack(cfg, "--serve"):
         yield cfg
 
@@ -140,8 +147,10 @@ def test_one_event_starts_one_cycle_and_a_burst_starts_one(stack):
             c.post("events", json=[event]).raise_for_status()
     _wait_event_runs(stack, 2)
     with api(stack) as c:  # the trigger firing a second time for this burst, made certain
-        c.post(f"deployments/{deployment(stack)['id']}/create_flow_run",
-               json={"parameters": {"reason": "event: 14 new log objects"}}).raise_for_status()
+        c.post(
+            f"deployments/{deployment(stack)['id']}/create_flow_run",
+            json={"parameters": {"reason": "event: 14 new log objects"}},
+        ).raise_for_status()
     time.sleep(DEBOUNCE_S + 2)  # every event of the burst has been evaluated
     burst = [r for r in _event_runs(stack) if r["id"] != started[0]["id"]]
     assert 2 <= len(burst) <= 3, [(r["name"], r["parameters"]) for r in burst]  # never one per event
@@ -150,8 +159,9 @@ def test_one_event_starts_one_cycle_and_a_burst_starts_one(stack):
     cycles = [r for r in final if not (r["state"]["message"] or "").startswith("debounced")]
     assert [r["id"] for r in cycles] == [final[0]["id"]]  # the first run of the burst is its one cycle
     for extra in final[1:]:
-        assert extra["state"]["message"] == (f"debounced: flow run {final[0]['name']} ({final[0]['id']}) answers this "
-                                             f"burst of log events")
+        assert extra["state"]["message"] == (
+            f"debounced: flow run {final[0]['name']} ({final[0]['id']}) answers this burst of log events"
+        )
 
 
 def test_two_concurrent_triggers_never_run_two_cycles_at_once(stack):
@@ -165,8 +175,10 @@ def test_two_concurrent_triggers_never_run_two_cycles_at_once(stack):
         for attempt in range(5):
             try:
                 with api(stack) as c:
-                    resp = c.post(f"deployments/{dep['id']}/create_flow_run",
-                                  json={"parameters": {"reason": f"race {n}"}, "idempotency_key": f"race-{n}"})
+                    resp = c.post(
+                        f"deployments/{dep['id']}/create_flow_run",
+                        json={"parameters": {"reason": f"race {n}"}, "idempotency_key": f"race-{n}"},
+                    )
                 if resp.status_code < 500:
                     ids.append(resp.raise_for_status().json()["id"])
                     return

@@ -24,15 +24,23 @@ def cli(cfg_path, *args: str, env_extra: dict | None = None) -> tuple[subprocess
     env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTGAME_", "PREFECT_", "MLFLOW_"))}
     env.update(env_extra or {})
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "postgame", *(["--config", str(cfg_path)] if cfg_path else []),
-                           *args], capture_output=True, text=True, env=env, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "postgame", *(["--config", str(cfg_path)] if cfg_path else []), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     return proc, time.monotonic() - started
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    cfg = make_config(tmp_path_factory.mktemp("failfast-home"), stack={"start_timeout_s": 300},
-                      operate={"service_timeout_s": TIMEOUT_S})
+    cfg = make_config(
+        tmp_path_factory.mktemp("failfast-home"),
+        stack={"start_timeout_s": 300},
+        operate={"service_timeout_s": TIMEOUT_S},
+    )
     proc, _ = cli(cfg.home / "postgame.yaml", "up")
     assert proc.returncode == 0, proc.stderr
     yield cfg

@@ -23,6 +23,7 @@ from tests.support import postgame_cli as cli
 
 pytestmark = pytest.mark.services
 
+
 def variant(cfg, name: str, file: str = "", **promote) -> Path:
     """Another config file for the same stack and home: its own registered model and promote settings."""
     data = yaml.safe_load((cfg.home / "postgame.yaml").read_text())
@@ -51,6 +52,7 @@ def load(path: Path):
 
 # --- fixed candidates ----------------------------------------------------------------------------------------------
 
+
 def fake_candidate(cfg, label: str, parent: str = "base"):
     """A tiny fake checkpoint logged as a real MLflow model in a new training run."""
     from models import registry
@@ -62,8 +64,18 @@ def fake_candidate(cfg, label: str, parent: str = "base"):
     run_id = new_training_run(cfg, label)
     registry.client(cfg).log_param(run_id, "prompts", 48)
     uri = registry.log_policy(cfg, ckpt, run_id=run_id)
-    return Candidate(run_id=run_id, model_uri=uri, model_dir=str(ckpt), parent_version=parent, method="grpo", steps=2,
-                     train_loss=0.1, seconds=30.0, dataset_sha256="d" * 64, snapshot_ids=("s" * 64,))
+    return Candidate(
+        run_id=run_id,
+        model_uri=uri,
+        model_dir=str(ckpt),
+        parent_version=parent,
+        method="grpo",
+        steps=2,
+        train_loss=0.1,
+        seconds=30.0,
+        dataset_sha256="d" * 64,
+        snapshot_ids=("s" * 64,),
+    )
 
 
 def evaluation(champion_version: str | None, *, wins=0, losses=0, both=10, neither=0, eval_losses=0):
@@ -77,19 +89,28 @@ def evaluation(champion_version: str | None, *, wins=0, losses=0, both=10, neith
     ev = paired("eval", losses=eval_losses, both=5, neither=25 - eval_losses)
     hold = paired("holdout", both=3, neither=27)
     splits = {"indomain": decide, "eval": ev, "holdout": hold}
-    return Evaluation(decide_split="indomain", candidate_splits={k: v[0] for k, v in splits.items()},
-                      champion_splits={k: v[1] for k, v in splits.items()} if champion_version else None,
-                      champion_version=champion_version, cpu_seconds=120.0)
+    return Evaluation(
+        decide_split="indomain",
+        candidate_splits={k: v[0] for k, v in splits.items()},
+        champion_splits={k: v[1] for k, v in splits.items()} if champion_version else None,
+        champion_version=champion_version,
+        cpu_seconds=120.0,
+    )
 
 
 def promote(cfg, label: str, champion: str | None, **outcomes):
     from models.promote import promote_candidate
 
-    return promote_candidate(cfg, fake_candidate(cfg, label), evaluation(champion, **outcomes),
-                             flow_run_id="00000000-0000-0000-0000-000000000000")
+    return promote_candidate(
+        cfg,
+        fake_candidate(cfg, label),
+        evaluation(champion, **outcomes),
+        flow_run_id="00000000-0000-0000-0000-000000000000",
+    )
 
 
 # --- the gate ------------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def gate(stack):
@@ -119,11 +140,14 @@ def test_significant_gain_becomes_champion_with_its_reasons(gate):
     assert "[Prefect flow run](http://127.0.0.1:" in description and "[MLflow run](http://127.0.0.1:" in description
 
 
-@pytest.mark.parametrize(("label", "outcomes", "failed"), [
-    ("worse", {"losses": 6}, "margin,significance"),
-    ("too-close-to-tell", {"wins": 4, "losses": 1}, "significance"),
-    ("guard-regression", {"wins": 8, "eval_losses": 4}, "guard:eval"),
-])
+@pytest.mark.parametrize(
+    ("label", "outcomes", "failed"),
+    [
+        ("worse", {"losses": 6}, "margin,significance"),
+        ("too-close-to-tell", {"wins": 4, "losses": 1}, "significance"),
+        ("guard-regression", {"wins": 8, "eval_losses": 4}, "guard:eval"),
+    ],
+)
 def test_not_good_enough_stays_out(gate, label, outcomes, failed):
     from models import registry
 
@@ -139,8 +163,7 @@ def test_not_good_enough_stays_out(gate, label, outcomes, failed):
 def test_decisions_are_searchable(gate):
     from models import registry
 
-    found = registry.client(gate).search_model_versions(
-        "name='gate-policy' and tags.`promotion.decision` = 'rejected'")
+    found = registry.client(gate).search_model_versions("name='gate-policy' and tags.`promotion.decision` = 'rejected'")
     assert sorted(int(v.version) for v in found) == [3, 4, 5]
 
 
@@ -221,8 +244,14 @@ def awaiting(cfg) -> str:
 def run_flow(cfg, config: Path, version: str) -> subprocess.Popen:
     """The tiny approval flow in its own process, on the stack's Prefect server."""
     api = f"http://127.0.0.1:{cfg.stack.prefect_port}/api"
-    return subprocess.Popen([sys.executable, "-c", APPROVAL_FLOW, str(config), version], cwd=ROOT, text=True,
-                            env=cli_env(PREFECT_API_URL=api), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        [sys.executable, "-c", APPROVAL_FLOW, str(config), version],
+        cwd=ROOT,
+        text=True,
+        env=cli_env(PREFECT_API_URL=api),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def start_flow(cfg, config: Path, version: str) -> tuple[subprocess.Popen, str]:
@@ -251,8 +280,11 @@ def finish(proc: subprocess.Popen) -> str:
 
 def resume(cfg, run_id: str, run_input: dict) -> None:
     api = f"http://127.0.0.1:{cfg.stack.prefect_port}/api"
-    req = urllib.request.Request(f"{api}/flow_runs/{run_id}/resume", data=json.dumps({"run_input": run_input}).encode(),
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        f"{api}/flow_runs/{run_id}/resume",
+        data=json.dumps({"run_input": run_input}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     assert rest_json(req)["status"] == "ACCEPT"
 
 
@@ -291,13 +323,13 @@ def test_the_mlflow_approval_tag_resumes_the_waiting_run(approval):
 
     version = awaiting(approval)
     proc, _ = start_flow(approval, variant_path(approval), version)
-    registry.tag_version(approval, version, {"approval.comment": "fine by me", "approval.by": "dana",
-                                             "approval": "approved"})
+    registry.tag_version(
+        approval, version, {"approval.comment": "fine by me", "approval.by": "dana", "approval": "approved"}
+    )
     assert finish(proc) == "promoted"
     assert registry.champion_version(approval).version == version
     tags = registry.get_version(approval, version).tags
-    assert (tags["approval.via"], tags["approval.by"], tags["approval.comment"]) == ("mlflow-tag", "dana",
-                                                                                     "fine by me")
+    assert (tags["approval.via"], tags["approval.by"], tags["approval.comment"]) == ("mlflow-tag", "dana", "fine by me")
 
 
 def test_postgame_review_resumes_the_waiting_run(approval):
@@ -306,8 +338,7 @@ def test_postgame_review_resumes_the_waiting_run(approval):
     champion = registry.champion_version(approval).version
     version = awaiting(approval)
     proc, run_id = start_flow(approval, variant_path(approval), version)
-    out = json.loads(cli(variant_path(approval), "review", "reject", version, "--comment", "not yet",
-                         "--json").stdout)
+    out = json.loads(cli(variant_path(approval), "review", "reject", version, "--comment", "not yet", "--json").stdout)
     assert out["resumed_flow_run"] == run_id
     assert finish(proc) == "rejected"
     tags = registry.get_version(approval, version).tags
@@ -329,8 +360,14 @@ def test_postgame_review_without_a_waiting_run_applies_it_itself(approval):
 def test_no_review_within_the_timeout_rejects(approval, stack):
     from models import registry
 
-    path = variant(stack, "approval-policy", file="approval-timeout", require_approval=True, approval_poll_s=1,
-                   approval_timeout_s=3)
+    path = variant(
+        stack,
+        "approval-policy",
+        file="approval-timeout",
+        require_approval=True,
+        approval_poll_s=1,
+        approval_timeout_s=3,
+    )
     champion = registry.champion_version(approval).version
     version = awaiting(approval)
     proc = run_flow(approval, path, version)

@@ -30,8 +30,12 @@ def stack_cfg(tmp_path_factory):
 
 # A small world so the cycle fits in CI: few tasks, few sessions, short generations.
 SMALL_WORLD = {
-    "tasks": {"projects": ["textkit", "intervals", "ledger", "semver"], "instances_per_project": 2,
-              "candidates_per_project": 8, "split_projects": {"eval": ["semver"], "holdout": ["ledger"]}},
+    "tasks": {
+        "projects": ["textkit", "intervals", "ledger", "semver"],
+        "instances_per_project": 2,
+        "candidates_per_project": 8,
+        "split_projects": {"eval": ["semver"], "holdout": ["ledger"]},
+    },
     "policy": {"max_new_tokens": 16, "max_prompt_tokens": 512},
     "train": {"max_steps": 1, "batch_size": 4, "num_generations": 4, "max_prompts": 2},
     "promote": {"eval_instances": 2},
@@ -50,8 +54,13 @@ def test_up_is_idempotent_and_status_reports_health(stack_cfg):
 
 
 def test_s3_refuses_wrong_credentials(stack_cfg):
-    s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{stack_cfg.stack.s3_port}", region_name="us-east-1",
-                      aws_access_key_id="intruder", aws_secret_access_key="wrong")
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=f"http://127.0.0.1:{stack_cfg.stack.s3_port}",
+        region_name="us-east-1",
+        aws_access_key_id="intruder",
+        aws_secret_access_key="wrong",
+    )
     with pytest.raises(ClientError):
         s3.list_buckets()
 
@@ -86,8 +95,13 @@ def test_one_cycle_against_the_stack(stack_cfg):
     assert version.tags["promotion.decision"] == ("promoted" if report["promoted"] else "rejected")
 
     # S3: the production log objects, through boto3.
-    s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{stack_cfg.stack.s3_port}", region_name="us-east-1",
-                      aws_access_key_id="postgame", aws_secret_access_key="postgame-local-secret")
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=f"http://127.0.0.1:{stack_cfg.stack.s3_port}",
+        region_name="us-east-1",
+        aws_access_key_id="postgame",
+        aws_secret_access_key="postgame-local-secret",
+    )
     keys = [o["Key"] for o in s3.list_objects_v2(Bucket="postgame", Prefix="agent-logs/").get("Contents", [])]
     assert keys and all(k.endswith(".jsonl.gz") for k in keys)
 

@@ -16,8 +16,14 @@ from tests.harness_fixtures import calc_instance, quick_settings
 
 GOLD = {"tool": "edit", "args": {"path": "calc/ops.py", "search": "a // b", "replace": "a / b"}}
 BREAK_SUB = {"tool": "edit", "args": {"path": "calc/ops.py", "search": "a - b", "replace": "a + b"}}
-REVERT_SUB = {"tool": "edit", "args": {"path": "calc/ops.py", "search": "return a + b\n\n\ndef divide",
-                                       "replace": "return a - b\n\n\ndef divide"}}
+REVERT_SUB = {
+    "tool": "edit",
+    "args": {
+        "path": "calc/ops.py",
+        "search": "return a + b\n\n\ndef divide",
+        "replace": "return a - b\n\n\ndef divide",
+    },
+}
 RUN = {"tool": "run_tests", "args": {}}
 SUBMIT = {"tool": "submit", "args": {}}
 
@@ -58,8 +64,14 @@ def test_submitting_a_change_that_breaks_a_passing_test_is_not_resolved(tiny):
 
 
 def test_the_hidden_test_is_not_in_the_agents_tree(tiny):
-    traj = episode(tiny, [{"tool": "search", "args": {"pattern": "divide(7"}},
-                          {"tool": "view", "args": {"path": "tests/test_ops.py"}}, SUBMIT])
+    traj = episode(
+        tiny,
+        [
+            {"tool": "search", "args": {"pattern": "divide(7"}},
+            {"tool": "view", "args": {"path": "tests/test_ops.py"}},
+            SUBMIT,
+        ],
+    )
     search, view, _ = tool_results(traj)
     assert search.startswith("no line contains")
     assert "test_divide_exact" in view and "def test_divide(" not in view
@@ -72,8 +84,12 @@ def test_budget_exhausted(tiny):
 
 
 def test_consecutive_invalid_calls_end_the_episode(tiny):
-    calls = [{"tool": "nope", "args": {}}, {"tool": "view", "args": {"path": "../../etc/passwd"}},
-             {"tool": "view", "args": {"path": 7}}, SUBMIT]
+    calls = [
+        {"tool": "nope", "args": {}},
+        {"tool": "view", "args": {"path": "../../etc/passwd"}},
+        {"tool": "view", "args": {"path": 7}},
+        SUBMIT,
+    ]
     traj = episode(tiny, calls, max_invalid_actions=3)
     assert traj.result.outcome == "invalid_actions" and traj.result.invalid_calls == 3
     unknown, unsafe, typed = tool_results(traj)
@@ -87,27 +103,40 @@ def test_arguments_that_are_not_json_are_an_invalid_call(tiny):
 
 
 def test_a_failed_edit_is_an_observation_not_an_invalid_call(tiny):
-    traj = episode(tiny, [{"tool": "edit", "args": {"path": "calc/ops.py", "search": "no such", "replace": "x"}},
-                          SUBMIT])
+    traj = episode(
+        tiny, [{"tool": "edit", "args": {"path": "calc/ops.py", "search": "no such", "replace": "x"}}, SUBMIT]
+    )
     assert tool_results(traj)[0].startswith("edit failed") and traj.result.invalid_calls == 0
 
 
 def test_a_hung_test_run_ends_the_episode_with_timeout(tiny):
-    hang = {"tool": "edit", "args": {"path": "calc/ops.py", "search": "def add(a, b):\n",
-                                     "replace": "def add(a, b):\n    while True:\n        pass\n"}}
+    hang = {
+        "tool": "edit",
+        "args": {
+            "path": "calc/ops.py",
+            "search": "def add(a, b):\n",
+            "replace": "def add(a, b):\n    while True:\n        pass\n",
+        },
+    }
     traj = episode(tiny, [hang, RUN, SUBMIT], step_timeout_s=3)
     assert traj.result.outcome == "timeout" and traj.result.reward == 0.0
     assert "limit" in tool_results(traj)[-1]
 
 
 def test_editing_or_deleting_tests_and_conftest_tricks_gain_nothing(tiny):
-    force_pass = ("import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
-                  "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n")
-    calls = [{"tool": "edit", "args": {"path": "conftest.py", "search": "", "replace": force_pass}},
-             {"tool": "edit", "args": {"path": "tests/test_ops.py", "search": "assert add(2, 3) == 5",
-                                       "replace": "assert True"}},
-             {"tool": "edit", "args": {"path": "tests/test_new.py", "search": "", "replace": "def test_x(): pass\n"}},
-             SUBMIT]
+    force_pass = (
+        "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
+    )
+    calls = [
+        {"tool": "edit", "args": {"path": "conftest.py", "search": "", "replace": force_pass}},
+        {
+            "tool": "edit",
+            "args": {"path": "tests/test_ops.py", "search": "assert add(2, 3) == 5", "replace": "assert True"},
+        },
+        {"tool": "edit", "args": {"path": "tests/test_new.py", "search": "", "replace": "def test_x(): pass\n"}},
+        SUBMIT,
+    ]
     traj = episode(tiny, calls)
     assert traj.result.outcome == "submitted" and traj.result.reward == 0.0
     assert "conftest" not in traj.result.patch and "tests/" not in traj.result.patch
@@ -140,8 +169,15 @@ def test_tool_schemas_render_from_the_methods(tiny):
 
 
 def test_a_batch_writes_trajectories_and_the_outcome_mix(tiny, tmp_path):
-    report = run_episodes([tiny.instance], Script((GOLD, SUBMIT)), agent=AgentSettings(), harness=quick_settings(),
-                          repos_dir=tiny.repos_dir, out_dir=tmp_path / "out", runner=RunnerSettings(kind="serial"))
+    report = run_episodes(
+        [tiny.instance],
+        Script((GOLD, SUBMIT)),
+        agent=AgentSettings(),
+        harness=quick_settings(),
+        repos_dir=tiny.repos_dir,
+        out_dir=tmp_path / "out",
+        runner=RunnerSettings(kind="serial"),
+    )
     assert report.resolved == 1 and report.outcomes["submitted"] == 1
     (line,) = (tmp_path / "out" / "trajectories.jsonl").read_text().splitlines()
     assert json.loads(line)["outcome"] == "submitted"
@@ -155,19 +191,35 @@ def test_visible_runs_take_the_instances_test_options_src_layout(tmp_path):
     from tests.harness_fixtures import diff_against, init_repo
 
     base = {"src/sq/__init__.py": "def sq(x):\n    return x * 3\n\n\ndef one():\n    return 1\n"}
-    tests = {"tests/test_sq.py": "from sq import one, sq\n\n\ndef test_sq():\n    assert sq(3) == 9\n\n\n"
-                                 "def test_one():\n    assert one() == 1\n"}
+    tests = {
+        "tests/test_sq.py": "from sq import one, sq\n\n\ndef test_sq():\n    assert sq(3) == 9\n\n\n"
+        "def test_one():\n    assert one() == 1\n"
+    }
     repo = tmp_path / "repos" / "acme__sq"
     commit = init_repo(repo, base)
-    inst = Instance(instance_id="acme__sq-1", repo="acme/sq", base_commit=commit, problem_statement="sq(3) is 9",
-                    patch=diff_against(base, {"src/sq/__init__.py": base["src/sq/__init__.py"].replace("* 3", "* x")}),
-                    test_patch=diff_against(base, tests), FAIL_TO_PASS=["tests/test_sq.py::test_sq"],
-                    PASS_TO_PASS=["tests/test_sq.py::test_one"],
-                    test_cmd="python -m pytest -rA -o pythonpath=src tests/test_sq.py")
+    inst = Instance(
+        instance_id="acme__sq-1",
+        repo="acme/sq",
+        base_commit=commit,
+        problem_statement="sq(3) is 9",
+        patch=diff_against(base, {"src/sq/__init__.py": base["src/sq/__init__.py"].replace("* 3", "* x")}),
+        test_patch=diff_against(base, tests),
+        FAIL_TO_PASS=["tests/test_sq.py::test_sq"],
+        PASS_TO_PASS=["tests/test_sq.py::test_one"],
+        test_cmd="python -m pytest -rA -o pythonpath=src tests/test_sq.py",
+    )
     env = make_environment(AgentSettings(), quick_settings(), repos_dir=tmp_path / "repos")
-    traj = run_episode(env, inst, ScriptedPolicy([RUN, {"tool": "edit", "args": {"path": "src/sq/__init__.py",
-                                                                                 "search": "x * 3", "replace": "x * x"}},
-                                                  SUBMIT]))
+    traj = run_episode(
+        env,
+        inst,
+        ScriptedPolicy(
+            [
+                RUN,
+                {"tool": "edit", "args": {"path": "src/sq/__init__.py", "search": "x * 3", "replace": "x * x"}},
+                SUBMIT,
+            ]
+        ),
+    )
     assert tool_results(traj)[0].startswith("visible tests: 1 passed")
     assert traj.result.reward == 1.0
 

@@ -18,10 +18,10 @@ from tests.harness_fixtures import calc_instance, quick_settings
 # A Hermes/Qwen-style template, as real tool-calling checkpoints ship (chat_template.jinja).
 HERMES = (
     "{%- if tools %}<|im_start|>system\n<tools>\n{% for t in tools %}{{ t | tojson }}\n{% endfor %}</tools>\n"
-    "Call a tool as <tool_call>{\"name\": NAME, \"arguments\": ARGS}</tool_call><|im_end|>\n{% endif %}"
+    'Call a tool as <tool_call>{"name": NAME, "arguments": ARGS}</tool_call><|im_end|>\n{% endif %}'
     "{%- for m in messages %}"
     "{%- if m.role == 'assistant' %}<|im_start|>assistant\n{% if m.content %}{{ m.content }}{% endif %}"
-    "{% for c in m.tool_calls or [] %}<tool_call>\n{\"name\": \"{{ c.function.name }}\", \"arguments\": "
+    '{% for c in m.tool_calls or [] %}<tool_call>\n{"name": "{{ c.function.name }}", "arguments": '
     "{{ c.function.arguments | tojson }}}\n</tool_call>{% endfor %}<|im_end|>\n"
     "{%- elif m.role == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m.content }}\n</tool_response><|im_end|>\n"
     "{%- else %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{%- endif %}{%- endfor %}"
@@ -31,17 +31,25 @@ SUBMIT_CALL = '<tool_call>\n{"name": "submit", "arguments": {}}\n</tool_call><|i
 
 
 def test_parse_turn_reads_hermes_tool_calls_and_keeps_bad_json_raw():
-    msg = parse_turn('Looking.<tool_call>{"name": "view", "arguments": {"path": "a.py"}}</tool_call>'
-                     '<tool_call>{"name": "edit", "arguments": {"path": </tool_call>', 3)
+    msg = parse_turn(
+        'Looking.<tool_call>{"name": "view", "arguments": {"path": "a.py"}}</tool_call>'
+        '<tool_call>{"name": "edit", "arguments": {"path": </tool_call>',
+        3,
+    )
     assert msg["content"] == "Looking."
     first, second = msg["tool_calls"]
-    assert first == {"id": "call_3_0", "type": "function",
-                     "function": {"name": "view", "arguments": json.dumps({"path": "a.py"})}}
+    assert first == {
+        "id": "call_3_0",
+        "type": "function",
+        "function": {"name": "view", "arguments": json.dumps({"path": "a.py"})},
+    }
     assert second["function"]["name"] == "edit" and second["function"]["arguments"].startswith('{"name"')
     assert parse_turn("no call here", 1) == {"role": "assistant", "content": "no call here"}
     bare = parse_turn('{"name": "run_tests", "parameters": {"paths": ["t.py"]}}', 2)  # Llama 3's form
     assert bare["content"] is None and bare["tool_calls"][0]["function"] == {
-        "name": "run_tests", "arguments": json.dumps({"paths": ["t.py"]})}
+        "name": "run_tests",
+        "arguments": json.dumps({"paths": ["t.py"]}),
+    }
 
 
 def test_the_compact_template_renders_tools_calls_and_results():
@@ -52,14 +60,23 @@ def test_the_compact_template_renders_tools_calls_and_results():
     tok = AutoTokenizer.from_pretrained(SHIPPED_BASE)
     tok.chat_template = COMPACT_TEMPLATE
     env = make_environment(AgentSettings(), quick_settings())
-    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "fix it"},
-                {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": "c1", "type": "function", "function": {"name": "view", "arguments": '{"path": "a.py"}'}}]},
-                {"role": "tool", "tool_call_id": "c1", "content": "1 x = 1"}]
+    messages = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "fix it"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "view", "arguments": '{"path": "a.py"}'}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "1 x = 1"},
+    ]
     from models.agent import template_messages
 
-    text = tok.apply_chat_template(template_messages(messages), tools=tool_schemas(env), add_generation_prompt=True,
-                                   tokenize=False)
+    text = tok.apply_chat_template(
+        template_messages(messages), tools=tool_schemas(env), add_generation_prompt=True, tokenize=False
+    )
     assert text.startswith("tools: list_files(path) view(path,start,end)")
     assert '<call>view {"path": "a.py"}</call>' in text
     assert "<tool>1 x = 1" in text and text.endswith("<assistant>")
@@ -74,17 +91,30 @@ def test_the_compact_template_writes_an_edit_as_the_block_the_base_knows_and_rea
     tok = AutoTokenizer.from_pretrained(SHIPPED_BASE)
     tok.chat_template = COMPACT_TEMPLATE
     args = {"path": "calc/ops.py", "search": "    return a // b\n", "replace": "    return a / b\n"}
-    msgs = [{"role": "user", "content": "u"}, {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c", "type": "function", "function": {"name": "edit", "arguments": json.dumps(args)}}]},
+    msgs = [
+        {"role": "user", "content": "u"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c", "type": "function", "function": {"name": "edit", "arguments": json.dumps(args)}}
+            ],
+        },
         {"role": "tool", "tool_call_id": "c", "content": "ok"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "d", "type": "function", "function": {"name": "run_tests", "arguments": "{}"}}]}]
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "d", "type": "function", "function": {"name": "run_tests", "arguments": "{}"}}],
+        },
+    ]
     text = tok.apply_chat_template(template_messages(msgs), tokenize=False)
     block = "calc/ops.py\n<<<<<<< SEARCH\n    return a // b\n=======\n    return a / b\n>>>>>>> REPLACE\n"
     assert "<assistant>" + block + tok.eos_token in text and "<call>run_tests {}</call>" in text
     assert json.loads(parse_turn(block, 1)["tool_calls"][0]["function"]["arguments"]) == args
-    assert parse_turn("<call>run_tests {}</call>", 2)["tool_calls"][0]["function"] == {"name": "run_tests",
-                                                                                      "arguments": "{}"}
+    assert parse_turn("<call>run_tests {}</call>", 2)["tool_calls"][0]["function"] == {
+        "name": "run_tests",
+        "arguments": "{}",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +127,12 @@ def tool_checkpoint(tmp_path_factory):
     out = tmp_path_factory.mktemp("hf-tool-model")
     raw = Tokenizer(models.BPE())
     raw.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["<|im_end|>", "<|pad|>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=600,
+        special_tokens=["<|im_end|>", "<|pad|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     raw.train_from_iterator([HERMES, SUBMIT_CALL, SYSTEM_PROMPT] * 3, trainer=trainer)
     tok = PreTrainedTokenizerFast(tokenizer_object=raw, eos_token="<|im_end|>", pad_token="<|pad|>")
     from tokenizers import decoders
@@ -106,10 +140,20 @@ def tool_checkpoint(tmp_path_factory):
     tok.backend_tokenizer.decoder = decoders.ByteLevel()
     tok.chat_template = HERMES
     torch.manual_seed(0)
-    model = Qwen2ForCausalLM(Qwen2Config(vocab_size=len(tok), hidden_size=64, intermediate_size=128,
-                                         num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
-                                         max_position_embeddings=4096, eos_token_id=tok.eos_token_id,
-                                         pad_token_id=tok.pad_token_id, tie_word_embeddings=True))
+    model = Qwen2ForCausalLM(
+        Qwen2Config(
+            vocab_size=len(tok),
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            num_key_value_heads=1,
+            max_position_embeddings=4096,
+            eos_token_id=tok.eos_token_id,
+            pad_token_id=tok.pad_token_id,
+            tie_word_embeddings=True,
+        )
+    )
     tok.save_pretrained(out)
     model.save_pretrained(out)
     # Teach it the one call: the rendered first turn of an episode, then the submit call.
@@ -118,12 +162,13 @@ def tool_checkpoint(tmp_path_factory):
     tasks = ["TASK", "Task acme__calc-1 in acme/calc:\ndivide() floors: 7/2 gives 3", "fix the bug in x.py please"]
     batch = []
     for task in tasks:
-        prompt = policy.render([{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task}],
-                               tool_schemas(env))
+        prompt = policy.render(
+            [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task}], tool_schemas(env)
+        )
         p_ids = tok(prompt, add_special_tokens=False)["input_ids"]  # prompt and answer tokenised apart, as served
         ids = torch.tensor([p_ids + tok(SUBMIT_CALL, add_special_tokens=False)["input_ids"]])
         labels = ids.clone()
-        labels[:, :len(p_ids)] = -100
+        labels[:, : len(p_ids)] = -100
         batch.append((ids, labels))
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
     model.train()
@@ -154,8 +199,20 @@ def test_the_scaffold_lets_through_only_edits_copied_from_what_was_shown_that_ch
     from models.agent import usable_turn
 
     def edit(search, replace):
-        return {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": {
-            "name": "edit", "arguments": json.dumps({"path": "a.py", "search": search, "replace": replace})}}]}
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c",
+                    "type": "function",
+                    "function": {
+                        "name": "edit",
+                        "arguments": json.dumps({"path": "a.py", "search": search, "replace": replace}),
+                    },
+                }
+            ],
+        }
 
     shown = "def f(a, b):\n    return a // b\n"
     assert usable_turn(edit("    return a // b\n", "    return a / b\n"), shown)

@@ -3,7 +3,7 @@ its whole file (never a leak)."""
 
 from evals.agent.visible import strip_tests, visible_tests
 
-SUITE = '''import pytest
+SUITE = """import pytest
 
 
 def test_keep():
@@ -21,12 +21,14 @@ class TestThing:
 
     def test_hidden_method(self):
         assert 0
-'''
+"""
 
 
 def test_fail_to_pass_functions_and_methods_are_cut_with_their_decorators():
-    (vf,) = visible_tests({"tests/test_a.py": SUITE},
-                          ["tests/test_a.py::test_hidden[1]", "tests/test_a.py::TestThing::test_hidden_method"])
+    (vf,) = visible_tests(
+        {"tests/test_a.py": SUITE},
+        ["tests/test_a.py::test_hidden[1]", "tests/test_a.py::TestThing::test_hidden_method"],
+    )
     assert vf.text is not None
     assert "test_hidden" not in vf.text and "parametrize" not in vf.text
     assert "def test_keep" in vf.text and "def test_kept_method" in vf.text

@@ -23,8 +23,16 @@ SEED = load_seeds(names=["lrucache"])[0]
 
 
 def _records(keys: list[tuple[str, str]], split: str) -> list[dict]:
-    return [{"instance_id": f"x-{k}", "split": split, "seed_project": SEED.name,
-             "mutation": {"path": path, "key": k}, "problem_statement": "s"} for path, k in keys]
+    return [
+        {
+            "instance_id": f"x-{k}",
+            "split": split,
+            "seed_project": SEED.name,
+            "mutation": {"path": path, "key": k},
+            "problem_statement": "s",
+        }
+        for path, k in keys
+    ]
 
 
 def test_synthetic_repairs_never_include_a_held_out_bug_and_restore_the_original():
@@ -32,8 +40,11 @@ def test_synthetic_repairs_never_include_a_held_out_bug_and_restore_the_original
     files = [f for f in seed_files([SEED]) if f.path == "lrucache/lru.py"]
     every = find_mutations(files[0].text, files[0].path)
     held = [(files[0].path, m.key) for m in every[::5]]
-    records = _records(held[:len(held) // 2], "indomain") + _records(held[len(held) // 2:], "eval") \
+    records = (
+        _records(held[: len(held) // 2], "indomain")
+        + _records(held[len(held) // 2 :], "eval")
         + _records([(files[0].path, every[1].key)], "train")
+    )
     excluded = held_out_bugs(records)
     assert len(excluded) == len(held)
     settings = BootstrapSettings()
@@ -62,13 +73,16 @@ def test_corpus_is_stdlib_and_the_given_train_projects_only():
 
 def test_function_mutations_of_a_stdlib_module_map_back_to_the_right_bytes():
     # checked: fails when the `if 1:` header's length is not subtracted from the offsets
-    file = next(f for f in stdlib_files(BootstrapSettings(stdlib_max_files=60)) if f.path == "bisect.py"
-                or f.path.startswith("json/"))
+    file = next(
+        f
+        for f in stdlib_files(BootstrapSettings(stdlib_max_files=60))
+        if f.path == "bisect.py" or f.path.startswith("json/")
+    )
     muts = function_mutations(file, random.Random(0), 10)
     assert muts
     data = file.text.encode()
     for m in muts:
-        assert data[m.start:m.end].decode() == m.original
+        assert data[m.start : m.end].decode() == m.original
         assert file.text.splitlines()[m.line - 1].strip()  # `line` points at code
         compile(m.apply(file.text), file.path, "exec")
 
@@ -78,4 +92,4 @@ def test_an_indented_method_is_mutated_in_place():
     file = SourceFile("stdlib", "python/stdlib", "a.py", text)
     for seed in range(6):
         (m,) = function_mutations(file, random.Random(seed), 1)
-        assert text.encode()[m.start:m.end].decode() == m.original and 2 <= m.line <= 5
+        assert text.encode()[m.start : m.end].decode() == m.original and 2 <= m.line <= 5

@@ -14,13 +14,30 @@ from models.bootstrap import BaseCorrupt, BaseInputs, build_base, read_manifest,
 from models.policy import SHIPPED_BASE, Policy
 from tests.support import make_config
 
-TOY = ("def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x\n\n\n"
-       "def mean(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total / len(xs)\n\n\n"
-       "def span(xs):\n    return max(xs) - min(xs)\n")
-TINY = {"hidden_size": 32, "intermediate_size": 64, "num_layers": 1, "num_heads": 2, "vocab_size": 300,
-        "max_prompt_tokens": 96, "max_new_tokens": 48,
-        "bootstrap": {"threads": 1, "batch_size": 4, "seq_len": 32, "lm_steps": 4, "curriculum_steps": 4,
-                      "repair_steps": 6, "warmup_steps": 2, "learning_rate": 0.01}}
+TOY = (
+    "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x\n\n\n"
+    "def mean(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total / len(xs)\n\n\n"
+    "def span(xs):\n    return max(xs) - min(xs)\n"
+)
+TINY = {
+    "hidden_size": 32,
+    "intermediate_size": 64,
+    "num_layers": 1,
+    "num_heads": 2,
+    "vocab_size": 300,
+    "max_prompt_tokens": 96,
+    "max_new_tokens": 48,
+    "bootstrap": {
+        "threads": 1,
+        "batch_size": 4,
+        "seq_len": 32,
+        "lm_steps": 4,
+        "curriculum_steps": 4,
+        "repair_steps": 6,
+        "warmup_steps": 2,
+        "learning_rate": 0.01,
+    },
+}
 
 
 def _inputs() -> BaseInputs:
@@ -41,7 +58,9 @@ def test_tiny_base_trains_deterministically_and_records_its_sha256(tmp_path):
     second = build_base(cfg, tmp_path / "b", inputs=_inputs())
     assert first.sha256 == second.sha256 and first.content_hash == second.content_hash
     manifest = verify_base(tmp_path / "a")
-    assert manifest["sha256"] == first.sha256 and manifest["command"].endswith("scripts/build_base.py --out models/base")
+    assert manifest["sha256"] == first.sha256 and manifest["command"].endswith(
+        "scripts/build_base.py --out models/base"
+    )
     losses = [v for curve in first.losses.values() for v in curve]
     assert losses and all(math.isfinite(v) for v in losses)
     assert first.data["synthetic_repairs"] > 0
@@ -74,7 +93,9 @@ def test_the_shipped_base_matches_its_manifest_loads_and_answers_in_the_format()
     from postgame.config import PolicySettings
 
     policy = Policy(SHIPPED_BASE, name="p", version="base", settings=PolicySettings(max_new_tokens=64))
-    prompt = ("You are fixing a bug in the repository o/toy.\n\nIssue:\n`span` returns the wrong result\n\n"
-              "toy/stats.py (lines 16-17)\n```python\ndef span(xs):\n    return max(xs) + min(xs)\n```\n")
+    prompt = (
+        "You are fixing a bug in the repository o/toy.\n\nIssue:\n`span` returns the wrong result\n\n"
+        "toy/stats.py (lines 16-17)\n```python\ndef span(xs):\n    return max(xs) + min(xs)\n```\n"
+    )
     out = policy.generate([prompt], greedy=True)[0]
     assert out.completion_tokens > 0 and isinstance(extract_patch(out.text), str)

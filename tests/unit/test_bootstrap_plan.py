@@ -13,16 +13,19 @@ def test_the_plan_counts_every_patch_graded_and_names_the_options_that_shorten_i
     tasks = {"indomain": 56, "eval": 24, "holdout": 24}
     line = plan_line(tasks, 4, {"indomain": 16, "eval": 8, "holdout": 8})
     # per task: the greedy answer, 4 samples, the empty patch, a random edit = 7; 104 tasks x 7 + 32 promotion
-    assert line == ("grading 760 patches: indomain 56 tasks x 7, eval 24 tasks x 7, holdout 24 tasks x 7 (greedy + 4 "
-                    "samples + empty + random-edit), then the promotion sets once (indomain 16, eval 8, holdout 8); "
-                    "--limit N (tasks per split) and --k K (samples per task) make it shorter")
+    assert line == (
+        "grading 760 patches: indomain 56 tasks x 7, eval 24 tasks x 7, holdout 24 tasks x 7 (greedy + 4 "
+        "samples + empty + random-edit), then the promotion sets once (indomain 16, eval 8, holdout 8); "
+        "--limit N (tasks per split) and --k K (samples per task) make it shorter"
+    )
     assert "\n" not in line
 
 
 def test_k_1_grades_the_greedy_answer_alone():
     line = plan_line({"indomain": 1, "eval": 5, "holdout": 5}, 1, {"indomain": 5})
-    assert line.startswith("grading 38 patches: indomain 1 task x 3, eval 5 tasks x 3, holdout 5 tasks x 3 "
-                           "(greedy + empty + random-edit)")
+    assert line.startswith(
+        "grading 38 patches: indomain 1 task x 3, eval 5 tasks x 3, holdout 5 tasks x 3 (greedy + empty + random-edit)"
+    )
 
 
 @pytest.fixture

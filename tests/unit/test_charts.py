@@ -10,30 +10,41 @@ import pytest
 from postgame.charts import ChanceBaseline, ChartData, CyclePoint, SplitPoint, SplitSeries, resolve_rate
 from postgame.report import UNMEASURED, CycleReport, SplitScore, chance_from_tags, chart_data, measured_chance
 
-INDOMAIN = [ChanceBaseline("empty patch", 0.0, "bootstrap of v1, 56 tasks"),
-            ChanceBaseline("random single edit", 4 / 56, "bootstrap of v1, 56 tasks")]
+INDOMAIN = [
+    ChanceBaseline("empty patch", 0.0, "bootstrap of v1, 56 tasks"),
+    ChanceBaseline("random single edit", 4 / 56, "bootstrap of v1, 56 tasks"),
+]
 UNKNOWN = [ChanceBaseline("empty patch", None, UNMEASURED), ChanceBaseline("random single edit", None, UNMEASURED)]
 
 
 def _data() -> ChartData:
     points = [SplitPoint(cycle=c, champion=0.16, interval=(0.09, 0.28), candidate=0.2) for c in (1, 2)]
-    return ChartData(splits=[SplitSeries("indomain", "in-domain held-out bugs", 56, points, INDOMAIN),
-                             SplitSeries("eval", "unseen-project guard", 30, points, UNKNOWN)],
-                     cycles=[CyclePoint(cycle=1, cpu_usd=0.01), CyclePoint(cycle=2, cpu_usd=0.01)])
+    return ChartData(
+        splits=[
+            SplitSeries("indomain", "in-domain held-out bugs", 56, points, INDOMAIN),
+            SplitSeries("eval", "unseen-project guard", 30, points, UNKNOWN),
+        ],
+        cycles=[CyclePoint(cycle=1, cpu_usd=0.01), CyclePoint(cycle=2, cpu_usd=0.01)],
+    )
 
 
 def _horizontal(ax) -> dict[str, float]:
     """{label: y in %} of the lines spanning the whole x axis (axhline: x data 0..1 in axes coordinates)."""
-    return {line.get_label(): line.get_ydata()[0] for line in ax.get_lines()
-            if list(line.get_xdata()) == [0, 1] and line.get_ydata()[0] == line.get_ydata()[1]}
+    return {
+        line.get_label(): line.get_ydata()[0]
+        for line in ax.get_lines()
+        if list(line.get_xdata()) == [0, 1] and line.get_ydata()[0] == line.get_ydata()[1]
+    }
 
 
 def test_measured_baselines_are_dashed_lines_at_their_rate_per_split():
     fig = resolve_rate(_data())
     indomain, guard = fig.axes
     lines = _horizontal(indomain)
-    assert lines == {"empty patch: 0.0% (bootstrap of v1, 56 tasks)": 0.0,
-                     "random single edit: 7.1% (bootstrap of v1, 56 tasks)": pytest.approx(100 * 4 / 56)}
+    assert lines == {
+        "empty patch: 0.0% (bootstrap of v1, 56 tasks)": 0.0,
+        "random single edit: 7.1% (bootstrap of v1, 56 tasks)": pytest.approx(100 * 4 / 56),
+    }
     dashed = [line for line in indomain.get_lines() if line.get_label() in lines]
     assert all(line.get_linestyle() == "--" for line in dashed)
     assert indomain.get_ylim()[1] >= 100 * 4 / 56  # the line is inside the plot, not above it
@@ -49,23 +60,47 @@ def test_unmeasured_baselines_are_named_in_the_legend_not_left_out():
 
 
 def test_base_version_tags_become_per_split_baselines():
-    tags = {"bootstrap.indomain.empty": "0.000000", "bootstrap.indomain.random_edit": "0.071429",
-            "bootstrap.indomain.instances": "56.000000", "bootstrap.eval.random_edit": "0.061728",
-            "bootstrap.eval.pass_at_1": "0.000000", "eval.resolved_rate": "0.160714", "origin": "bootstrap"}
+    tags = {
+        "bootstrap.indomain.empty": "0.000000",
+        "bootstrap.indomain.random_edit": "0.071429",
+        "bootstrap.indomain.instances": "56.000000",
+        "bootstrap.eval.random_edit": "0.061728",
+        "bootstrap.eval.pass_at_1": "0.000000",
+        "eval.resolved_rate": "0.160714",
+        "origin": "bootstrap",
+    }
     chance = chance_from_tags(tags, "3")
-    assert chance["indomain"] == [ChanceBaseline("empty patch", 0.0, "bootstrap of v3, 56 tasks"),
-                                  ChanceBaseline("random single edit", 0.071429, "bootstrap of v3, 56 tasks")]
+    assert chance["indomain"] == [
+        ChanceBaseline("empty patch", 0.0, "bootstrap of v3, 56 tasks"),
+        ChanceBaseline("random single edit", 0.071429, "bootstrap of v3, 56 tasks"),
+    ]
     assert chance["eval"] == [ChanceBaseline("random single edit", 0.061728, "bootstrap of v3")]
     assert set(chance) == {"indomain", "eval"}
     assert chance_from_tags({"origin": "bootstrap"}, "1") == {}  # the demo's base: registered, never measured
 
 
 def test_chart_data_gives_a_split_without_measurements_unknown_baselines():
-    score = SplitScore(split="holdout", role="unseen-project guard", instances=30, candidate=0.0, champion=0.0,
-                       champion_after=0.0, interval=(0.0, 0.11))
-    report = CycleReport(run_id="r", status="completed", snapshot_ids=[], records_ingested=1, quarantined={},
-                         metric="resolved_rate", scores=[score.model_copy(update={"split": "indomain"}), score],
-                         seconds=1, cpu_seconds=1, cost_usd=0.01)
+    score = SplitScore(
+        split="holdout",
+        role="unseen-project guard",
+        instances=30,
+        candidate=0.0,
+        champion=0.0,
+        champion_after=0.0,
+        interval=(0.0, 0.11),
+    )
+    report = CycleReport(
+        run_id="r",
+        status="completed",
+        snapshot_ids=[],
+        records_ingested=1,
+        quarantined={},
+        metric="resolved_rate",
+        scores=[score.model_copy(update={"split": "indomain"}), score],
+        seconds=1,
+        cpu_seconds=1,
+        cost_usd=0.01,
+    )
     data = chart_data([report], {"indomain": INDOMAIN})
     assert {s.split: s.chance for s in data.splits} == {"indomain": INDOMAIN, "holdout": UNKNOWN}
 
@@ -79,8 +114,10 @@ def test_measured_chance_reads_the_newest_measured_version(cfg, tmp_path):
     client = MlflowClient(tracking_uri=uri, registry_uri=uri)
     assert measured_chance(cfg) == {}  # no registered model yet
     client.create_registered_model(cfg.tracking.registered_model)
-    for tags in ({"origin": "bootstrap", "bootstrap.indomain.random_edit": "0.05"},  # an older measured base
-                 {"origin": "bootstrap", "bootstrap.indomain.random_edit": "0.07"},  # the newest measured base
-                 {"origin": "cycle"}):  # a candidate: no bootstrap measurement
+    for tags in (
+        {"origin": "bootstrap", "bootstrap.indomain.random_edit": "0.05"},  # an older measured base
+        {"origin": "bootstrap", "bootstrap.indomain.random_edit": "0.07"},  # the newest measured base
+        {"origin": "cycle"},
+    ):  # a candidate: no bootstrap measurement
         client.create_model_version(cfg.tracking.registered_model, str(tmp_path), tags=tags)
     assert measured_chance(cfg) == {"indomain": [ChanceBaseline("random single edit", 0.07, "bootstrap of v2")]}

@@ -50,8 +50,9 @@ def test_bad_value_names_key_value_and_rule(tmp_path):
 
 
 def test_env_override_and_home(tmp_path):
-    cfg = load_config(env={"POSTGAME_HOME": str(tmp_path / "h"), "POSTGAME_EVAL__TIMEOUT_S": "7.5",
-                           "POSTGAME_TRAIN__METHOD": "grpo"})
+    cfg = load_config(
+        env={"POSTGAME_HOME": str(tmp_path / "h"), "POSTGAME_EVAL__TIMEOUT_S": "7.5", "POSTGAME_TRAIN__METHOD": "grpo"}
+    )
     assert cfg.home == tmp_path / "h"
     assert cfg.eval.timeout_s == 7.5
     assert cfg.train.method == "grpo"
@@ -76,8 +77,13 @@ def test_secrets_are_not_printed_in_repr():
 def test_cli_bad_config_exits_2_with_one_line(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("eval:\n  timeout_s: -1\n")
-    proc = subprocess.run([sys.executable, "-m", "postgame", "--config", str(path), "status"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "postgame", "--config", str(path), "status"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert lines == ["config error: eval.timeout_s = -1: Input should be greater than 0"]

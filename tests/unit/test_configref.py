@@ -15,8 +15,9 @@ from postgame.configref import COMMAND, EXAMPLE, REFERENCE, example_yaml, keys, 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize(("path", "generate"), [(EXAMPLE, example_yaml), (REFERENCE, reference_md)],
-                         ids=[str(EXAMPLE), str(REFERENCE)])
+@pytest.mark.parametrize(
+    ("path", "generate"), [(EXAMPLE, example_yaml), (REFERENCE, reference_md)], ids=[str(EXAMPLE), str(REFERENCE)]
+)
 def test_the_committed_reference_is_what_the_models_generate(path: Path, generate):
     # guards: a default, rule or description changed in a settings model without the reference following it
     committed = (ROOT / path).read_text() if (ROOT / path).exists() else ""
@@ -56,7 +57,12 @@ def test_check_names_a_stale_file_and_the_command(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / EXAMPLE).write_text(example_yaml().replace("max_steps: 32", "max_steps: 2"))
     (tmp_path / REFERENCE).write_text(reference_md())
-    proc = subprocess.run([sys.executable, "-m", "postgame.configref", "--check", "--root", str(tmp_path)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "postgame.configref", "--check", "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 1
     assert proc.stderr.strip() == f"{tmp_path / EXAMPLE} differs from the settings models: run `{COMMAND}`"

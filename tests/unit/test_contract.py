@@ -48,36 +48,61 @@ def _mutations(record: dict) -> list[tuple[str, dict]]:
                 node[parts[-1]] = value
             return r
 
-        out += [(f"{path} missing", put(None, delete=True)), (f"{path} null", put(None)),
-                (f"{path} bool", put(True)), (f"{path} list", put([])), (f"{path} object", put({})),
-                (f"{path} string", put("7")), (f"{path} int", put(7)), (f"{path} float", put(7.5)),
-                (f"{path} integral float", put(7.0)), (f"{path} negative", put(-1)), (f"{path} huge", put(1e300)),
-                (f"{path} above int64", put(2**63)), (f"{path} empty", put(""))]
+        out += [
+            (f"{path} missing", put(None, delete=True)),
+            (f"{path} null", put(None)),
+            (f"{path} bool", put(True)),
+            (f"{path} list", put([])),
+            (f"{path} object", put({})),
+            (f"{path} string", put("7")),
+            (f"{path} int", put(7)),
+            (f"{path} float", put(7.5)),
+            (f"{path} integral float", put(7.0)),
+            (f"{path} negative", put(-1)),
+            (f"{path} huge", put(1e300)),
+            (f"{path} above int64", put(2**63)),
+            (f"{path} empty", put("")),
+        ]
         if field.enum:
             out.append((f"{path} unknown enum", put("not-a-value")))
             out += [(f"{path} = {v}", put(v)) for v in field.enum]
-    ts = [("2026-11-29T14:03:11Z", True), ("2026-11-29t14:03:11z", True), ("2026-11-29T14:03:11.123456789+05:30", True),
-          ("2026-11-29T14:03:11", False), ("2026-11-29 14:03:11Z", False), ("2026-02-30T00:00:00Z", False),
-          ("2024-02-29T00:00:00Z", True), ("2026-13-01T00:00:00Z", False), ("0000-01-01T00:00:00Z", False),
-          ("2026-11-29T24:00:00Z", False), ("2026-11-29T14:03:11+24:00", False), ("yesterday", False),
-          ("2026-11-29T14:03:11Z ", False), ("２０２６-11-29T14:03:11Z", False)]
+    ts = [
+        ("2026-11-29T14:03:11Z", True),
+        ("2026-11-29t14:03:11z", True),
+        ("2026-11-29T14:03:11.123456789+05:30", True),
+        ("2026-11-29T14:03:11", False),
+        ("2026-11-29 14:03:11Z", False),
+        ("2026-02-30T00:00:00Z", False),
+        ("2024-02-29T00:00:00Z", True),
+        ("2026-13-01T00:00:00Z", False),
+        ("0000-01-01T00:00:00Z", False),
+        ("2026-11-29T24:00:00Z", False),
+        ("2026-11-29T14:03:11+24:00", False),
+        ("yesterday", False),
+        ("2026-11-29T14:03:11Z ", False),
+        ("２０２６-11-29T14:03:11Z", False),
+    ]
     out += [(f"timestamp {t!r}", {**record, "timestamp": t}) for t, _ in ts]
     msgs = record["messages"]
-    out += [("message role unknown", {**record, "messages": [{**msgs[0], "role": "robot"}]}),
-            ("message without content", {**record, "messages": [{"role": "user"}]}),
-            ("message name null", {**record, "messages": [{**msgs[0], "name": None}]}),
-            ("message name int", {**record, "messages": [{**msgs[0], "name": 3}]}),
-            ("message null", {**record, "messages": [None]}), ("messages empty", {**record, "messages": []}),
-            ("message is a string", {**record, "messages": ["hi"]}),
-            ("schema_version 2", {**record, "schema_version": 2}),
-            ("unknown fields kept", {**record, "x": 1, "agent": {**record["agent"], "region": "eu"}})]
+    out += [
+        ("message role unknown", {**record, "messages": [{**msgs[0], "role": "robot"}]}),
+        ("message without content", {**record, "messages": [{"role": "user"}]}),
+        ("message name null", {**record, "messages": [{**msgs[0], "name": None}]}),
+        ("message name int", {**record, "messages": [{**msgs[0], "name": 3}]}),
+        ("message null", {**record, "messages": [None]}),
+        ("messages empty", {**record, "messages": []}),
+        ("message is a string", {**record, "messages": ["hi"]}),
+        ("schema_version 2", {**record, "schema_version": 2}),
+        ("unknown fields kept", {**record, "x": 1, "agent": {**record["agent"], "region": "eu"}}),
+    ]
     return out
 
 
 def test_checker_agrees_with_the_json_schema_on_every_mutation():
     # guards: the fast checker accepting a line the published contract rejects (or the reverse)
-    validator = jsonschema.Draft202012Validator(json_schema.json_schema(),
-                                                format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    validator = jsonschema.Draft202012Validator(
+        json_schema.json_schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
     base = next(sessions(1, seed=5))
     cases = [("valid", base)] + [(f"valid #{i}", r) for i, r in enumerate(sessions(20, seed=6))] + _mutations(base)
     disagreements = []
@@ -155,14 +180,23 @@ def test_gx_suite_has_an_expectation_for_every_rule_of_the_spec():
 
     tables = contract_expectations()
     assert set(tables) == {SESSIONS, MESSAGES, TOOL_CALLS}
-    have = {(table, e.expectation_type, getattr(e, "column", None), (e.meta or {}).get("where")): e
-            for table, exps in tables.items() for e in exps}
-    sessions_fields = [(p, replace(f, enum=spec.SCHEMA_VERSIONS) if p == "schema_version" else f)
-                       for p, f in spec.leaves() if f.kind != "array"]
+    have = {
+        (table, e.expectation_type, getattr(e, "column", None), (e.meta or {}).get("where")): e
+        for table, exps in tables.items()
+        for e in exps
+    }
+    sessions_fields = [
+        (p, replace(f, enum=spec.SCHEMA_VERSIONS) if p == "schema_version" else f)
+        for p, f in spec.leaves()
+        if f.kind != "array"
+    ]
     alike = {p for p, f in _message_leaves(1) if (p, f) in _message_leaves(2)}  # same field in both versions
     cases = [(SESSIONS, p, f, None) for p, f in sessions_fields]
-    cases += [(MESSAGES, p, f, None if p in alike else f"schema_version == {v}")
-              for v in spec.SCHEMA_VERSIONS for p, f in _message_leaves(v)]
+    cases += [
+        (MESSAGES, p, f, None if p in alike else f"schema_version == {v}")
+        for v in spec.SCHEMA_VERSIONS
+        for p, f in _message_leaves(v)
+    ]
     cases += [(TOOL_CALLS, p, f, None) for p, f in spec.leaves(spec.TOOL_CALL)]
     assert alike == {"role", "name"}
     for table, path, field, where in cases:
@@ -177,12 +211,21 @@ def test_gx_suite_has_an_expectation_for_every_rule_of_the_spec():
         if field.pattern:
             assert have[(table, "expect_column_values_to_match_regex", path, where)].regex == field.pattern
         if field.min_length:
-            assert have[(table, "expect_column_value_lengths_to_be_between", path, where)].min_value == \
-                field.min_length
+            assert have[(table, "expect_column_value_lengths_to_be_between", path, where)].min_value == field.min_length
         assert ((table, "expect_column_values_to_be_unique", path, where) in have) == field.unique
     for name, roles in spec.NON_NULL_FOR.items():
-        assert (MESSAGES, "expect_column_values_to_not_be_null", name, f"schema_version == 2 and role in {list(roles)!r}") in have
-    assert (MESSAGES, "expect_column_values_to_be_null", "tool_call_id", "schema_version == 2 and role not in ['tool']") in have
+        assert (
+            MESSAGES,
+            "expect_column_values_to_not_be_null",
+            name,
+            f"schema_version == 2 and role in {list(roles)!r}",
+        ) in have
+    assert (
+        MESSAGES,
+        "expect_column_values_to_be_null",
+        "tool_call_id",
+        "schema_version == 2 and role not in ['tool']",
+    ) in have
     assert (TOOL_CALLS, "expect_column_values_to_be_in_set", "role", None) in have  # tool_calls only on assistant
     assert all(e.severity == "critical" for exps in tables.values() for e in exps)
 
@@ -221,8 +264,10 @@ def test_arrow_column_check_passes_only_rows_the_exact_check_passes_unchanged():
     no_env = copy.deepcopy(base)
     del no_env["task"]["environment"]
     no_env["task"]["problem_statement"] = 'a quoted key: {"environment": null}'
-    cases += [("environment absent, quoted in a string", no_env),
-              ("environment null", {**base, "task": {**base["task"], "environment": None}})]
+    cases += [
+        ("environment absent, quoted in a string", no_env),
+        ("environment null", {**base, "task": {**base["task"], "environment": None}}),
+    ]
     wrong, accepted = [], 0
     for name, record in cases:
         try:

@@ -30,12 +30,14 @@ def _edit(change) -> dict:
 def _set(i: int, key: str, value):
     def change(messages):
         messages[i][key] = value
+
     return change
 
 
 def _drop(i: int, key: str):
     def change(messages):
         del messages[i][key]
+
     return change
 
 
@@ -43,6 +45,7 @@ def _call_edit(key: str, value, sub: str | None = None):
     def change(messages):
         call = messages[2]["tool_calls"][0]
         (call[sub] if sub else call)[key] = value
+
     return change
 
 
@@ -83,8 +86,9 @@ CASES = [
 
 def test_checker_and_json_schema_agree_with_the_v2_contract_on_every_case():
     # guards: ingest keeping a v2 record the published schema rejects, or the reverse, and each side being right
-    validator = jsonschema.Draft202012Validator(json_schema.json_schema(),
-                                                format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    validator = jsonschema.Draft202012Validator(
+        json_schema.json_schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
     wrong = []
     for name, record, valid in CASES:
         try:
@@ -111,45 +115,100 @@ def _tool(call_id: str) -> dict:
 
 
 def _assistant(*ids: str, arguments: str = "{}") -> dict:
-    return {"role": "assistant", "content": None,
-            "tool_calls": [{"id": i, "type": "function", "function": {"name": "bash", "arguments": arguments}}
-                           for i in ids]}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": i, "type": "function", "function": {"name": "bash", "arguments": arguments}} for i in ids
+        ],
+    }
 
 
-SYSTEM, USER, REPLY = {"role": "system", "content": "s"}, {"role": "user", "content": "u"}, {
-    "role": "assistant", "content": "done"}
+SYSTEM, USER, REPLY = (
+    {"role": "system", "content": "s"},
+    {"role": "user", "content": "u"},
+    {"role": "assistant", "content": "done"},
+)
 TRAJECTORIES = [  # (name, messages, reason or None, path)
     ("the agent session", agent_session()["messages"], None, None),
     ("no messages", [], None, None),
     ("starts with the user", [USER, _assistant("a"), _tool("a"), REPLY], None, None),
     ("ends on a call never run (finish)", [SYSTEM, USER, _assistant("a"), _tool("a"), _assistant("f")], None, None),
     ("parallel calls answered out of order", [USER, _assistant("a", "b"), _tool("b"), _tool("a"), REPLY], None, None),
-    ("the same id reused in a later turn", [USER, _assistant("a"), _tool("a"), _assistant("a"), _tool("a"), REPLY],
-     None, None),
-    ("arguments not JSON", [USER, _assistant("a", arguments="{cmd: ls}"), _tool("a")], "tool_arguments",
-     "messages[1].tool_calls[0].function.arguments"),
-    ("arguments NaN", [USER, _assistant("a", arguments="NaN"), _tool("a")], "tool_arguments",
-     "messages[1].tool_calls[0].function.arguments"),
-    ("arguments empty", [USER, _assistant("a", arguments=""), _tool("a")], "tool_arguments",
-     "messages[1].tool_calls[0].function.arguments"),
-    ("a tool message answering nothing", [USER, _assistant("a"), _tool("a"), _tool("zz")], "orphan_tool_message",
-     "messages[3].tool_call_id"),
-    ("a tool message before its call", [USER, _tool("a"), _assistant("a"), _tool("a")], "orphan_tool_message",
-     "messages[1].tool_call_id"),
+    (
+        "the same id reused in a later turn",
+        [USER, _assistant("a"), _tool("a"), _assistant("a"), _tool("a"), REPLY],
+        None,
+        None,
+    ),
+    (
+        "arguments not JSON",
+        [USER, _assistant("a", arguments="{cmd: ls}"), _tool("a")],
+        "tool_arguments",
+        "messages[1].tool_calls[0].function.arguments",
+    ),
+    (
+        "arguments NaN",
+        [USER, _assistant("a", arguments="NaN"), _tool("a")],
+        "tool_arguments",
+        "messages[1].tool_calls[0].function.arguments",
+    ),
+    (
+        "arguments empty",
+        [USER, _assistant("a", arguments=""), _tool("a")],
+        "tool_arguments",
+        "messages[1].tool_calls[0].function.arguments",
+    ),
+    (
+        "a tool message answering nothing",
+        [USER, _assistant("a"), _tool("a"), _tool("zz")],
+        "orphan_tool_message",
+        "messages[3].tool_call_id",
+    ),
+    (
+        "a tool message before its call",
+        [USER, _tool("a"), _assistant("a"), _tool("a")],
+        "orphan_tool_message",
+        "messages[1].tool_call_id",
+    ),
     ("starts with the assistant", [REPLY, USER], "message_order", "messages[0].role"),
     ("starts with a tool message", [_tool("a"), USER], "message_order", "messages[0].role"),
-    ("a tool message after a user message", [USER, _assistant("a"), _tool("a"), USER, _tool("a")],
-     "message_order", "messages[4]"),
-    ("answers the call of an earlier turn", [USER, _assistant("a"), _tool("a"), _assistant("b"), _tool("a"),
-                                             _tool("b")], "message_order", "messages[4].tool_call_id"),
-    ("a call answered twice", [USER, _assistant("a"), _tool("a"), _tool("a")], "message_order",
-     "messages[3].tool_call_id"),
-    ("a call left unanswered mid-session", [USER, _assistant("a", "b"), _tool("a"), REPLY], "message_order",
-     "messages[1].tool_calls"),
-    ("a call left unanswered at the end", [USER, _assistant("a", "b"), _tool("a")], "message_order",
-     "messages[1].tool_calls"),
-    ("two calls of one message with one id", [USER, _assistant("a", "a"), _tool("a")], "message_order",
-     "messages[1].tool_calls[1].id"),
+    (
+        "a tool message after a user message",
+        [USER, _assistant("a"), _tool("a"), USER, _tool("a")],
+        "message_order",
+        "messages[4]",
+    ),
+    (
+        "answers the call of an earlier turn",
+        [USER, _assistant("a"), _tool("a"), _assistant("b"), _tool("a"), _tool("b")],
+        "message_order",
+        "messages[4].tool_call_id",
+    ),
+    (
+        "a call answered twice",
+        [USER, _assistant("a"), _tool("a"), _tool("a")],
+        "message_order",
+        "messages[3].tool_call_id",
+    ),
+    (
+        "a call left unanswered mid-session",
+        [USER, _assistant("a", "b"), _tool("a"), REPLY],
+        "message_order",
+        "messages[1].tool_calls",
+    ),
+    (
+        "a call left unanswered at the end",
+        [USER, _assistant("a", "b"), _tool("a")],
+        "message_order",
+        "messages[1].tool_calls",
+    ),
+    (
+        "two calls of one message with one id",
+        [USER, _assistant("a", "a"), _tool("a")],
+        "message_order",
+        "messages[1].tool_calls[1].id",
+    ),
 ]
 
 
@@ -178,7 +237,8 @@ def test_version_1_reads_as_before():
     with pytest.raises(ContractViolation, match=r"messages\[0\].content: is null"):
         check_record(dict(copy.deepcopy(record), messages=[{"role": "user", "content": None}]))
     assert str(arrow.arrow_schema().field("messages").type) == (
-        "list<message: struct<role: string not null, content: string not null, name: string> not null>")
+        "list<message: struct<role: string not null, content: string not null, name: string> not null>"
+    )
     row = dict(record, extra=json.dumps(arrow.unknown_fields(record)), _source_key="k", _source_line=1)
     table = arrow.records_to_table([row])
     assert arrow.layout_of(table.schema) == 1
@@ -198,8 +258,15 @@ def test_v2_rows_round_trip_through_parquet_with_tool_calls_and_null_contents(tm
     v2, v1 = agent_session(), next(sessions(1, seed=4))
     for record in (v2, v1):
         check_record(record)
-    rows = [dict(copy.deepcopy(r), extra=json.dumps(arrow.unknown_fields(r)) if r is v2 else None,
-                 _source_key="k", _source_line=i) for i, r in enumerate([v1, v2, v1 | {"session_id": "x"}])]
+    rows = [
+        dict(
+            copy.deepcopy(r),
+            extra=json.dumps(arrow.unknown_fields(r)) if r is v2 else None,
+            _source_key="k",
+            _source_line=i,
+        )
+        for i, r in enumerate([v1, v2, v1 | {"session_id": "x"}])
+    ]
     table = arrow.records_to_table(rows)
     assert arrow.layout_of(table.schema) == 2
     pq.write_table(table, tmp_path / "t.parquet")

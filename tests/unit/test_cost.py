@@ -40,30 +40,58 @@ def _graded(split: str, rate: float, n: int = 12, key: str = "abc") -> SplitScor
     return SplitScores(split, key, tuple(InstanceOutcome(f"{split}-{i}", "p", i < solved) for i in range(n)))
 
 
-def _stages(candidate: float, champion: float | None, promote: bool, sha: str = "abc", guard: float = 0.1,
-            champion_guard: float = 0.2):
-    champion_splits = None if champion is None else {"indomain": _graded("indomain", champion, key=sha),
-                                                     "holdout": _graded("holdout", champion_guard, n=10)}
+def _stages(
+    candidate: float,
+    champion: float | None,
+    promote: bool,
+    sha: str = "abc",
+    guard: float = 0.1,
+    champion_guard: float = 0.2,
+):
+    champion_splits = (
+        None
+        if champion is None
+        else {"indomain": _graded("indomain", champion, key=sha), "holdout": _graded("holdout", champion_guard, n=10)}
+    )
     return dict(
         data=SimpleNamespace(snapshot_ids=["s" * 64], records_ingested=10, quarantined={"parse": 1}),
-        warnings=[], dataset=SimpleNamespace(uri="file:///d", sha256="d" * 64, prompts=5, sft_examples=2),
+        warnings=[],
+        dataset=SimpleNamespace(uri="file:///d", sha256="d" * 64, prompts=5, sft_examples=2),
         candidate=SimpleNamespace(method="grpo", steps=2, train_loss=0.1, seconds=3.0),
-        evaluation=Evaluation(decide_split="indomain",
-                              candidate_splits={"holdout": _graded("holdout", guard, n=10),
-                                                "indomain": _graded("indomain", candidate, key=sha)},
-                              champion_splits=champion_splits, champion_version="1" if champion is not None else None,
-                              cpu_seconds=1.0),
-        promotion=SimpleNamespace(version="2", model_uri="models:/p/2", champion_version="2" if promote else "1",
-                                  decision=SimpleNamespace(promote=promote, reason="r")))
+        evaluation=Evaluation(
+            decide_split="indomain",
+            candidate_splits={
+                "holdout": _graded("holdout", guard, n=10),
+                "indomain": _graded("indomain", candidate, key=sha),
+            },
+            champion_splits=champion_splits,
+            champion_version="1" if champion is not None else None,
+            cpu_seconds=1.0,
+        ),
+        promotion=SimpleNamespace(
+            version="2",
+            model_uri="models:/p/2",
+            champion_version="2" if promote else "1",
+            decision=SimpleNamespace(promote=promote, reason="r"),
+        ),
+    )
 
 
 def _report(cfg, previous, candidate, champion, promote, cost_usd):
     start = CycleStart(run_id=f"run{len(previous)}", experiment_id="0", started_at=0.0, cpu_seconds_at_start=0.0)
     cost = price(cost_usd / 0.36 * 3600, 0.0, Usage(), PRICES)
     baseline = "v1" if champion is not None else "base"
-    return build_report(cfg, start, urls={}, cost=cost, usage=Usage(completion_tokens=1000), previous=previous,
-                        baseline=baseline, baseline_metric=champion if champion is not None else 0.25,
-                        **_stages(candidate, champion, promote))
+    return build_report(
+        cfg,
+        start,
+        urls={},
+        cost=cost,
+        usage=Usage(completion_tokens=1000),
+        previous=previous,
+        baseline=baseline,
+        baseline_metric=champion if champion is not None else 0.25,
+        **_stages(candidate, champion, promote),
+    )
 
 
 def test_intelligence_per_dollar_is_gain_on_the_same_instances_over_cost_and_cumulates(cfg):
@@ -81,7 +109,9 @@ def test_intelligence_per_dollar_is_gain_on_the_same_instances_over_cost_and_cum
 def test_every_evaluated_split_gets_its_own_score_the_deciding_one_first(cfg):
     first = _report(cfg, [], candidate=0.5, champion=None, promote=True, cost_usd=2.0)
     assert [(s.split, s.role, s.instances) for s in first.scores] == [
-        ("indomain", "in-domain held-out bugs", 12), ("holdout", "unseen-project guard", 10)]
+        ("indomain", "in-domain held-out bugs", 12),
+        ("holdout", "unseen-project guard", 10),
+    ]
     assert (first.scores[1].candidate, first.scores[1].champion, first.scores[1].champion_after) == (0.1, None, 0.1)
     second = _report(cfg, [first], candidate=0.25, champion=0.5, promote=False, cost_usd=1.0)
     guard = second.scores[1]

@@ -7,28 +7,49 @@ from postgame.curate import build_rows, rows_of
 
 
 def session(sid, instance_id, status="unresolved", feedback="none", answer="<<patch>>", prompt="fix it"):
-    return {"session_id": sid, "timestamp": f"2026-11-29T10:00:{sid[-2:]}Z",
-            "task": {"instance_id": instance_id}, "outcome": {"status": status, "feedback": feedback},
-            "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": prompt},
-                         {"role": "assistant", "content": answer}], "patch": answer}
+    return {
+        "session_id": sid,
+        "timestamp": f"2026-11-29T10:00:{sid[-2:]}Z",
+        "task": {"instance_id": instance_id},
+        "outcome": {"status": status, "feedback": feedback},
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": prompt},
+            {"role": "assistant", "content": answer},
+        ],
+        "patch": answer,
+    }
 
 
 SPLITS = {"a": "train", "b": "train", "e": "eval", "h": "holdout"}
 
 
 def test_eval_and_holdout_sessions_never_reach_training():
-    rows, skipped = build_rows([session("s01", "a", "resolved", "accepted"), session("s02", "e", "resolved",
-                                                                                      "accepted"),
-                                session("s03", "h"), session("s04", "zzz")], SPLITS, 100)
+    rows, skipped = build_rows(
+        [
+            session("s01", "a", "resolved", "accepted"),
+            session("s02", "e", "resolved", "accepted"),
+            session("s03", "h"),
+            session("s04", "zzz"),
+        ],
+        SPLITS,
+        100,
+    )
     assert {r["instance_id"] for r in rows} == {"a"}
     assert skipped == {"not_train_split": 2, "unknown_task": 1, "no_prompt": 0}
 
 
 def test_sft_target_only_from_resolved_and_accepted_sessions():
-    rows, _ = build_rows([session("s01", "a", "resolved", "accepted", answer="good"),
-                          session("s02", "b", "resolved", "rejected", answer="bad"),
-                          session("s03", "b", "unresolved", "accepted", answer="worse"),
-                          session("s04", "a", "resolved", "edited", answer="good")], SPLITS, 100)
+    rows, _ = build_rows(
+        [
+            session("s01", "a", "resolved", "accepted", answer="good"),
+            session("s02", "b", "resolved", "rejected", answer="bad"),
+            session("s03", "b", "unresolved", "accepted", answer="worse"),
+            session("s04", "a", "resolved", "edited", answer="good"),
+        ],
+        SPLITS,
+        100,
+    )
     sft = rows_of(rows, "sft")
     assert [(r["instance_id"], r["completion"], r["example_id"]) for r in sft] == [("a", "good", "sft:a:s01")]
     grpo = {r["instance_id"]: r for r in rows_of(rows, "grpo")}
@@ -36,27 +57,48 @@ def test_sft_target_only_from_resolved_and_accepted_sessions():
 
 
 def test_dpo_pairs_verified_against_failed_on_the_same_task():
-    rows, _ = build_rows([session("s01", "a", "resolved", "accepted", answer="good"),
-                          session("s02", "a", "unresolved", "none", answer="wrong"),
-                          session("s03", "a", "abandoned", "none", answer="gave up"),
-                          session("s04", "a", "error", "none", answer="infra"),            # not the policy's failure
-                          session("s05", "a", "resolved", "rejected", answer="ugly"),      # the user said no
-                          session("s06", "a", "unresolved", "none", answer="good"),        # same text as chosen
-                          session("s07", "b", "unresolved", "none", answer="other task")], SPLITS, 100)
+    rows, _ = build_rows(
+        [
+            session("s01", "a", "resolved", "accepted", answer="good"),
+            session("s02", "a", "unresolved", "none", answer="wrong"),
+            session("s03", "a", "abandoned", "none", answer="gave up"),
+            session("s04", "a", "error", "none", answer="infra"),  # not the policy's failure
+            session("s05", "a", "resolved", "rejected", answer="ugly"),  # the user said no
+            session("s06", "a", "unresolved", "none", answer="good"),  # same text as chosen
+            session("s07", "b", "unresolved", "none", answer="other task"),
+        ],
+        SPLITS,
+        100,
+    )
     pairs = [(r["instance_id"], r["chosen"], r["rejected"]) for r in rows_of(rows, "dpo")]
     assert pairs == [("a", "good", "wrong"), ("a", "good", "gave up"), ("a", "good", "ugly")]
-    capped, _ = build_rows([session("s01", "a", "resolved", "accepted", answer="good")]
-                           + [session(f"s1{i}", "a", answer=f"bad{i}") for i in range(5)], SPLITS, 100,
-                           max_pairs_per_task=2)
+    capped, _ = build_rows(
+        [session("s01", "a", "resolved", "accepted", answer="good")]
+        + [session(f"s1{i}", "a", answer=f"bad{i}") for i in range(5)],
+        SPLITS,
+        100,
+        max_pairs_per_task=2,
+    )
     assert len(rows_of(capped, "dpo")) == 2
 
 
 def test_grpo_prompts_carry_outcome_variance_highest_first():
-    rows, _ = build_rows([session("s01", "a", "resolved", "accepted"), session("s02", "a"),
-                          session("s03", "b"), session("s04", "b"), session("s05", "b", "error")], SPLITS, 100)
+    rows, _ = build_rows(
+        [
+            session("s01", "a", "resolved", "accepted"),
+            session("s02", "a"),
+            session("s03", "b"),
+            session("s04", "b"),
+            session("s05", "b", "error"),
+        ],
+        SPLITS,
+        100,
+    )
     grpo = rows_of(rows, "grpo")
     assert [(r["instance_id"], r["sessions"], r["resolved"], r["variance"]) for r in grpo] == [
-        ("a", 2, 1, 0.25), ("b", 2, 0, 0.0)]  # the error session is not an outcome
+        ("a", 2, 1, 0.25),
+        ("b", 2, 0, 0.0),
+    ]  # the error session is not an outcome
 
 
 def test_session_without_user_prompt_is_counted():

@@ -21,8 +21,10 @@ def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("evaluate-fanout")
     build_repos(root / "repos")
     instances = sorted(load_instances(INSTANCES_FILE), key=lambda i: i.instance_id)[:3]
-    predictions = [Prediction(instance_id=i.instance_id, model_name_or_path="gold",
-                              model_patch="" if n == 2 else i.patch) for n, i in enumerate(instances)]
+    predictions = [
+        Prediction(instance_id=i.instance_id, model_name_or_path="gold", model_patch="" if n == 2 else i.patch)
+        for n, i in enumerate(instances)
+    ]
 
     def grade(runner: RunnerSettings | None):
         name = runner.kind if runner else "harness-pool"
@@ -30,8 +32,9 @@ def graded(tmp_path_factory):
             report = grade_predictions(quick_settings(), instances, predictions, root / name, repos_dir=root / "repos")
         else:
             with local_mapper(runner) as mapper:
-                report = grade_predictions(quick_settings(), instances, predictions, root / name,
-                                           repos_dir=root / "repos", mapper=mapper)
+                report = grade_predictions(
+                    quick_settings(), instances, predictions, root / name, repos_dir=root / "repos", mapper=mapper
+                )
         outcomes = [outcome_of(report.results[i.instance_id], "examples") for i in instances]
         return report, outcomes, root / name
 

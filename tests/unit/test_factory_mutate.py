@@ -50,9 +50,19 @@ def mutated(operator: str) -> set[str]:
 
 def test_registry_lists_the_named_operators():
     assert set(OPERATORS) == {
-        "flip_comparison", "flip_arithmetic", "flip_boolean", "off_by_one_range", "off_by_one_slice",
-        "off_by_one_index", "negate_condition", "remove_statement", "swap_statements", "change_constant",
-        "swap_arguments", "wrong_return"}
+        "flip_comparison",
+        "flip_arithmetic",
+        "flip_boolean",
+        "off_by_one_range",
+        "off_by_one_slice",
+        "off_by_one_index",
+        "negate_condition",
+        "remove_statement",
+        "swap_statements",
+        "change_constant",
+        "swap_arguments",
+        "wrong_return",
+    }
 
 
 def test_config_knows_every_registered_operator():
@@ -82,7 +92,8 @@ def test_off_by_one_range_slice_index():
     assert "for i in range(len(values) + 1):" in mutated("off_by_one_range")
     assert "for i in range(len(values) - 1):" in mutated("off_by_one_range")
     assert {"return out[2:-1]", "return out[0:-1]", "return out[1:-2]", "return out[1:0]"} <= mutated(
-        "off_by_one_slice")
+        "off_by_one_slice"
+    )
     assert {"v = values[i + 1]", "v = values[i - 1]"} <= set(mutated("off_by_one_index"))
 
 
@@ -136,8 +147,14 @@ def test_mutation_key_is_stable_and_describes_the_edit():
     m = find_mutations(SOURCE, "pkg/mod.py", ["flip_boolean"])[0]
     again = find_mutations(SOURCE, "pkg/mod.py", ["flip_boolean"])[0]
     assert m.key == again.key and len(m.key) == 10
-    assert m.describe() == {"operator": "flip_boolean", "path": "pkg/mod.py", "line": 11, "original": "and",
-                            "replacement": "or", "key": m.key}
+    assert m.describe() == {
+        "operator": "flip_boolean",
+        "path": "pkg/mod.py",
+        "line": 11,
+        "original": "and",
+        "replacement": "or",
+        "key": m.key,
+    }
 
 
 def test_while_loop_bodies_are_left_alone_but_their_condition_is_not():

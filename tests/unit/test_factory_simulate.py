@@ -27,8 +27,10 @@ from postgame.store import LocalStore
 
 CLEAN = "def total(prices):\n    return sum(prices)\n"
 BUGGY = "def total(prices):\n    return sum(prices) + 1\n"
-TESTS = {"tests/test_total.py": b"from shop.cart import total\n\n\ndef test_sum():\n    assert total([1, 2]) == 3\n\n\n"
-                                b"def test_empty_module_imports():\n    assert callable(total)\n"}
+TESTS = {
+    "tests/test_total.py": b"from shop.cart import total\n\n\ndef test_sum():\n    assert total([1, 2]) == 3\n\n\n"
+    b"def test_empty_module_imports():\n    assert callable(total)\n"
+}
 NOW = datetime(2026, 11, 29, 14, 0, 0, tzinfo=UTC)
 
 
@@ -45,11 +47,18 @@ def task(tmp_path_factory) -> Instance:
     root = tmp_path_factory.mktemp("env")
     env = root / "env.tar.gz"
     env.write_bytes(make_targz({"shop/__init__.py": b"", "shop/cart.py": BUGGY.encode()}, "shop"))
-    return Instance(instance_id="acme__shop-1", repo="acme/shop", problem_statement="`total([1, 2])` returns 4, expected 3.",
-                    patch=diff_file("shop/cart.py", BUGGY, CLEAN), test_patch=diff_trees({}, TESTS),
-                    FAIL_TO_PASS=["tests/test_total.py::test_sum"],
-                    PASS_TO_PASS=["tests/test_total.py::test_empty_module_imports"], environment=str(env),
-                    environment_uri="s3://postgame/envs/abc.tar.gz", prompt_files=["shop/cart.py"])
+    return Instance(
+        instance_id="acme__shop-1",
+        repo="acme/shop",
+        problem_statement="`total([1, 2])` returns 4, expected 3.",
+        patch=diff_file("shop/cart.py", BUGGY, CLEAN),
+        test_patch=diff_trees({}, TESTS),
+        FAIL_TO_PASS=["tests/test_total.py::test_sum"],
+        PASS_TO_PASS=["tests/test_total.py::test_empty_module_imports"],
+        environment=str(env),
+        environment_uri="s3://postgame/envs/abc.tar.gz",
+        prompt_files=["shop/cart.py"],
+    )
 
 
 def files_for(inst: Instance) -> dict[str, str]:
@@ -80,9 +89,20 @@ def test_clean_traffic_is_valid_schema_v1_with_real_grades(tmp_path, task):
     cache = GradeCache()
     settings = HarnessSettings(timeout_s=60)
     grade = lambda inst, patch: evaluate(inst, patch, repos_dir=None, settings=settings, cache=cache)  # noqa: E731
-    summary = simulate([task], scripted(2, task), grade, sessions=4, store=store, settings=SimulatorSettings(),
-                       seed=1, model_name="tiny", model_version="3", now=NOW, usd_per_cpu_hour=0.05,
-                       files_for=files_for)
+    summary = simulate(
+        [task],
+        scripted(2, task),
+        grade,
+        sessions=4,
+        store=store,
+        settings=SimulatorSettings(),
+        seed=1,
+        model_name="tiny",
+        model_version="3",
+        now=NOW,
+        usd_per_cpu_hour=0.05,
+        files_for=files_for,
+    )
     assert summary.objects == ["agent-logs/dt=2026-11-29/part-0000.jsonl.gz"]
     assert summary.outcomes == {"abandoned": 2, "resolved": 2}
     assert (summary.duplicates, summary.malformed, summary.secret_sessions) == (0, {"parse": 0, "schema": 0}, {})
@@ -106,8 +126,17 @@ def test_clean_traffic_is_valid_schema_v1_with_real_grades(tmp_path, task):
 def test_dirt_is_planted_exactly_as_reported(tmp_path, task):
     store = LocalStore(tmp_path / "store")
     knobs = SimulatorSettings(duplicate_rate=0.1, malformed_rate=0.1, secret_rate=0.2, days=3)
-    summary = simulate([task], scripted(0, task), lambda i, p: None, sessions=300, store=store, settings=knobs,
-                       seed=7, now=NOW, files_for=files_for)
+    summary = simulate(
+        [task],
+        scripted(0, task),
+        lambda i, p: None,
+        sessions=300,
+        store=store,
+        settings=knobs,
+        seed=7,
+        now=NOW,
+        files_for=files_for,
+    )
     lines = lines_of(store, summary.objects)
     assert len(lines) == summary.lines == 300 + summary.duplicates + sum(summary.malformed.values())
     assert summary.duplicates > 0 and summary.malformed["parse"] > 0 and summary.malformed["schema"] > 0
@@ -127,12 +156,17 @@ def test_dirt_is_planted_exactly_as_reported(tmp_path, task):
 
 
 def test_every_defect_is_rejected_for_the_reason_it_is_counted_under(task):
-    record = {"schema_version": 1, "session_id": "s-1", "timestamp": "2026-11-29T14:03:11Z",
-              "agent": {"model_name": "m", "model_version": "1"},
-              "task": {"instance_id": "i", "repo": "o/n", "problem_statement": "p", "environment": None},
-              "messages": [{"role": "user", "content": "hi"}], "patch": "",
-              "outcome": {"status": "unresolved", "tests_passed": 0, "tests_failed": 1, "feedback": "none"},
-              "usage": {"prompt_tokens": 1, "completion_tokens": 1, "latency_ms": 1.0, "cost_usd": 0.0}}
+    record = {
+        "schema_version": 1,
+        "session_id": "s-1",
+        "timestamp": "2026-11-29T14:03:11Z",
+        "agent": {"model_name": "m", "model_version": "1"},
+        "task": {"instance_id": "i", "repo": "o/n", "problem_statement": "p", "environment": None},
+        "messages": [{"role": "user", "content": "hi"}],
+        "patch": "",
+        "outcome": {"status": "unresolved", "tests_passed": 0, "tests_failed": 1, "feedback": "none"},
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "latency_ms": 1.0, "cost_usd": 0.0},
+    }
     check_record(json.loads(json.dumps(record)))
     for defect in PARSE_DEFECTS:
         verdict = parse_line(malformed_line(record, defect), text_chars=4096)

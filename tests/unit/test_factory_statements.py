@@ -14,28 +14,28 @@ PACKAGE = {
     "shop/__init__.py": "from shop.cart import Cart, Unknown, parse_qty, price_of, stock, total\n",
     "shop/cart.py": (
         "def total(prices, discount=0):\n"
-        "    return sum(prices) - discount + 1\n"          # the bug: + 1
+        "    return sum(prices) - discount + 1\n"  # the bug: + 1
         "\n\n"
         "class Cart:\n"
         "    def __init__(self):\n"
         "        self.items = []\n\n"
         "    def add(self, name, qty):\n"
-        "        if qty < 0:\n"                            # the bug: 0 should be rejected too
+        "        if qty < 0:\n"  # the bug: 0 should be rejected too
         "            raise ValueError('qty must be positive')\n"
         "        self.items.append((name, qty))\n\n"
         "    def count(self):\n"
-        "        return len(self.items) * 2\n"             # the bug: * 2
+        "        return len(self.items) * 2\n"  # the bug: * 2
         "\n\n"
         "class Unknown(KeyError):\n"
         "    pass\n\n\n"
         "def price_of(name):\n"
-        "    raise Unknown(name)\n"                         # the bug: always raises
+        "    raise Unknown(name)\n"  # the bug: always raises
         "\n\n"
         "def stock():\n"
         "    return {'apple': 2, 'pear': 7, 'plum': 0, 'quince': 4}\n"  # the bug: plum should be 1
         "\n\n"
         "def parse_qty(text):\n"
-        "    return text\n"                                # the bug: int(text)
+        "    return text\n"  # the bug: int(text)
     ),
 }
 TESTS = {
@@ -85,8 +85,13 @@ def pytest_log(tmp_path_factory) -> str:
     for name, text in {**PACKAGE, **TESTS}.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
-    out = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "tests"], cwd=root,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "tests"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return out.stdout
 
 
@@ -96,9 +101,17 @@ def statement(log: str, test: str) -> str:
 
 def test_sections_are_found_by_test_name(pytest_log):
     sections = failure_sections(pytest_log)
-    assert {"test_total[prices0-3]", "test_total[prices1-0]", "test_count", "test_rejects_zero",
-            "test_total_of_constant", "test_price_of", "test_stock", "test_parse_qty_gives_an_int",
-            "test_fig"} <= set(sections)
+    assert {
+        "test_total[prices0-3]",
+        "test_total[prices1-0]",
+        "test_count",
+        "test_rejects_zero",
+        "test_total_of_constant",
+        "test_price_of",
+        "test_stock",
+        "test_parse_qty_gives_an_int",
+        "test_fig",
+    } <= set(sections)
 
 
 def test_wrong_value_shows_the_call_with_its_arguments_what_came_back_and_what_was_expected(pytest_log):
@@ -145,8 +158,11 @@ def test_a_fixture_that_breaks_is_reported_at_the_call_that_broke(pytest_log):
 
 
 def test_statement_never_names_the_file_line_or_fix(pytest_log):
-    for test in ("tests/test_cart.py::test_total[prices0-3]", "tests/test_cart.py::test_count",
-                 "tests/test_cart.py::test_rejects_zero"):
+    for test in (
+        "tests/test_cart.py::test_total[prices0-3]",
+        "tests/test_cart.py::test_count",
+        "tests/test_cart.py::test_rejects_zero",
+    ):
         text = statement(pytest_log, test)
         assert "cart.py" not in text and "line" not in text.lower() and "+ 1" not in text and "* 2" not in text
         assert "test_" not in text  # the hidden tests are not named either

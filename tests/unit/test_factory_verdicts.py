@@ -13,7 +13,7 @@ from evals.factory.mutate import Mutation
 from evals.factory.verify import Job, baseline, validate_candidate
 from postgame.settings.harness import HarnessSettings
 
-SOURCE = '''import os
+SOURCE = """import os
 
 
 def add(a, b):
@@ -30,9 +30,9 @@ def unused(x):
 
 def coin(i):
     return True
-'''
+"""
 
-TESTS = '''import pytest
+TESTS = """import pytest
 
 from tinycalc import add, coin, mul
 
@@ -48,7 +48,7 @@ def test_mul():
 @pytest.mark.parametrize("i", range(24))
 def test_coin(i):
     assert coin(i)
-'''
+"""
 
 COIN = [f"tests/test_calc.py::test_coin[{i}]" for i in range(24)]
 ADD, MUL = "tests/test_calc.py::test_add", "tests/test_calc.py::test_mul"
@@ -56,8 +56,15 @@ ADD, MUL = "tests/test_calc.py::test_add", "tests/test_calc.py::test_mul"
 
 def edit(original: str, replacement: str) -> Mutation:
     start = SOURCE.index(original)
-    return Mutation("hand_made", "tinycalc/__init__.py", start, start + len(original),
-                    SOURCE[:start].count("\n") + 1, original, replacement)
+    return Mutation(
+        "hand_made",
+        "tinycalc/__init__.py",
+        start,
+        start + len(original),
+        SOURCE[:start].count("\n") + 1,
+        original,
+        replacement,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +77,14 @@ def project(tmp_path_factory) -> tuple[Job, list[str]]:
     (root / "seed.json").write_text(json.dumps({"name": "tinycalc", "repo": "acme/tinycalc"}))
     scratch = tmp_path_factory.mktemp("scratch")
     settings = HarnessSettings(timeout_s=4, workers=1)
-    job = Job(seed_dir=str(root), project="tinycalc", harness=settings.model_dump(mode="json"), runs=2,
-              scratch=str(scratch), cache_dir=str(scratch / "cache"))
+    job = Job(
+        seed_dir=str(root),
+        project="tinycalc",
+        harness=settings.model_dump(mode="json"),
+        runs=2,
+        scratch=str(scratch),
+        cache_dir=str(scratch / "cache"),
+    )
     clean = baseline(job)
     assert clean.error is None, clean.error
     return job, clean.passing
@@ -98,9 +111,11 @@ def test_a_mutant_no_test_notices_is_dropped(project):
 
 def test_a_mutant_that_breaks_every_test_is_dropped(project):
     broken = "def add(a, b):\n    return None\n\n\ndef mul(a, b):\n    return None"
-    whole = SOURCE[SOURCE.index("def add"):SOURCE.index("\n\n\ndef unused")]
-    coin = verdict(project, edit(whole + SOURCE[SOURCE.index("\n\n\ndef unused"):], broken + "\n\n\ndef coin(i):\n"
-                                 "    return False\n"))
+    whole = SOURCE[SOURCE.index("def add") : SOURCE.index("\n\n\ndef unused")]
+    coin = verdict(
+        project,
+        edit(whole + SOURCE[SOURCE.index("\n\n\ndef unused") :], broken + "\n\n\ndef coin(i):\n    return False\n"),
+    )
     assert coin.status == "no_passing_test"
 
 

@@ -55,8 +55,12 @@ def test_load_errors_name_file_and_line(tmp_path):
 
 def test_predictions_formats(tmp_path):
     path = tmp_path / "p.jsonl"
-    path.write_text(json.dumps({"instance_id": "a", "model_name_or_path": "m", "model_patch": None}) + "\n"
-                    + json.dumps({"instance_id": "a", "model_patch": "second wins"}) + "\n")
+    path.write_text(
+        json.dumps({"instance_id": "a", "model_name_or_path": "m", "model_patch": None})
+        + "\n"
+        + json.dumps({"instance_id": "a", "model_patch": "second wins"})
+        + "\n"
+    )
     (pred,) = load_predictions(path)
     assert pred.model_patch == "second wins"
     keyed = tmp_path / "p.json"

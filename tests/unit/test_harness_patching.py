@@ -135,7 +135,9 @@ def test_search_replace_exact(trees):
 def test_search_replace_whitespace_tolerant():
     content = "def f():\n    if x:\n        return 1   \n    return 2\n"
     # trailing whitespace differs
-    assert replace_once(content, "        return 1\n", "        return 3\n") == content.replace("return 1   ", "return 3")
+    assert replace_once(content, "        return 1\n", "        return 3\n") == content.replace(
+        "return 1   ", "return 3"
+    )
     # indentation differs uniformly: the replacement is re-indented the same way
     out = replace_once(content, "if x:\n    return 1\n", "if y:\n    return 4\n")
     assert out == "def f():\n    if y:\n        return 4\n    return 2\n"

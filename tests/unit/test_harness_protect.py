@@ -11,9 +11,18 @@ from tests.harness_fixtures import write_files
 @pytest.mark.parametrize(
     "path,expected",
     [
-        ("tests/test_a.py", True), ("test_a.py", True), ("pkg/a_test.py", True), ("tests/data/x.json", True),
-        ("pkg/tests/helpers.py", True), ("test/util.py", True), ("conftest.py", True), ("pkg/sub/conftest.py", True),
-        ("pkg/a.py", False), ("pkg/testing/utils.py", False), ("pkg/contest.py", False), ("testsuite.py", False),
+        ("tests/test_a.py", True),
+        ("test_a.py", True),
+        ("pkg/a_test.py", True),
+        ("tests/data/x.json", True),
+        ("pkg/tests/helpers.py", True),
+        ("test/util.py", True),
+        ("conftest.py", True),
+        ("pkg/sub/conftest.py", True),
+        ("pkg/a.py", False),
+        ("pkg/testing/utils.py", False),
+        ("pkg/contest.py", False),
+        ("testsuite.py", False),
     ],
 )
 def test_is_test_path(path, expected):

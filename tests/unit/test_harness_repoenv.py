@@ -25,23 +25,27 @@ DEP = "pgtest_tinymath"  # the package only the repository's environment has
 BASE = {
     "clampy/__init__.py": "",
     "clampy/core.py": f"from {DEP} import clamp\n\n\ndef clamp_all(xs, lo, hi):\n"
-                      "    return [clamp(x, lo, hi) for x in xs][:-1]\n",
+    "    return [clamp(x, lo, hi) for x in xs][:-1]\n",
     "tests/__init__.py": "",
     "tests/test_core.py": "from clampy.core import clamp_all\n\n\ndef test_inside():\n"
-                          "    assert clamp_all([1, 2, 9], 0, 5)[:2] == [1, 2]\n",
+    "    assert clamp_all([1, 2, 9], 0, 5)[:2] == [1, 2]\n",
 }
 GOLD = {"clampy/core.py": BASE["clampy/core.py"].replace("for x in xs][:-1]", "for x in xs]")}
-TESTS = {"tests/test_core.py": BASE["tests/test_core.py"] + "\n\ndef test_every_item():\n"
-                                                            "    assert clamp_all([1, 9, -3], 0, 5) == [1, 5, 0]\n"}
+TESTS = {
+    "tests/test_core.py": BASE["tests/test_core.py"] + "\n\ndef test_every_item():\n"
+    "    assert clamp_all([1, 9, -3], 0, 5) == [1, 5, 0]\n"
+}
 F2P, P2P = ["tests/test_core.py::test_every_item"], ["tests/test_core.py::test_inside"]
 
 
 def make_wheel(folder: Path) -> Path:
     """A pure-Python wheel, zipped by hand: no build backend, no index, no network."""
-    files = {f"{DEP}/__init__.py": "def clamp(x, lo, hi):\n    return max(lo, min(hi, x))\n",
-             f"{DEP}-1.0.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {DEP}\nVersion: 1.0\n",
-             f"{DEP}-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: postgame-test\nRoot-Is-Purelib: true\n"
-                                           "Tag: py3-none-any\n"}
+    files = {
+        f"{DEP}/__init__.py": "def clamp(x, lo, hi):\n    return max(lo, min(hi, x))\n",
+        f"{DEP}-1.0.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {DEP}\nVersion: 1.0\n",
+        f"{DEP}-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: postgame-test\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+    }
     record = []
     for name, text in files.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
@@ -59,8 +63,15 @@ def instances(root: Path, spec: dict | None) -> list[Instance]:
     repo = root / "repos" / "acme__clampy"
     base_commit = init_repo(repo, BASE)
     commit(repo, {**GOLD, **TESTS}, "the future: keep the last item")
-    common = {"repo": "acme/clampy", "base_commit": base_commit, "patch": diff_against(BASE, GOLD),
-              "test_patch": diff_against(BASE, TESTS), "FAIL_TO_PASS": F2P, "PASS_TO_PASS": P2P, "env_spec": spec}
+    common = {
+        "repo": "acme/clampy",
+        "base_commit": base_commit,
+        "patch": diff_against(BASE, GOLD),
+        "test_patch": diff_against(BASE, TESTS),
+        "FAIL_TO_PASS": F2P,
+        "PASS_TO_PASS": P2P,
+        "env_spec": spec,
+    }
     return [Instance(instance_id=f"acme__clampy-{n}", **common) for n in (1, 2)]
 
 
@@ -106,8 +117,9 @@ def test_without_env_spec_the_dependency_is_missing(tmp_path):  # today's behavi
 def test_a_failed_build_is_an_infrastructure_error(tmp_path):
     first, _ = instances(tmp_path, {"install": "echo installing; exit 7"})
     envs = EnvCache(tmp_path / "envs")
-    result = evaluate(first, first.patch, repos_dir=tmp_path / "repos", settings=quick_settings(timeout_s=120),
-                      envs=envs)
+    result = evaluate(
+        first, first.patch, repos_dir=tmp_path / "repos", settings=quick_settings(timeout_s=120), envs=envs
+    )
     assert result.status == "error" and result.reward is None, result.log
     assert "acme__clampy-1" in result.error and "`/bin/sh -c 'echo installing; exit 7'` exited 7" in result.error
     assert "installing" in result.error  # the log tail

@@ -22,18 +22,37 @@ def tiny(tmp_path_factory):
 
 def test_run_report_keeps_swe_bench_shape_and_isolates_bad_instances(tiny, tmp_path):
     missing = Instance(instance_id="ghost-1", repo="acme/ghost", base_commit="deadbeef")
-    broken = tiny.instance.model_copy(update={"instance_id": "broken-1", "test_patch": "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"})
+    broken = tiny.instance.model_copy(
+        update={"instance_id": "broken-1", "test_patch": "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"}
+    )
     empty = tiny.instance.model_copy(update={"instance_id": "empty-1"})
-    preds = [Prediction(instance_id=tiny.instance.instance_id, model_name_or_path="m", model_patch=tiny.gold),
-             Prediction(instance_id="ghost-1", model_patch=tiny.gold),
-             Prediction(instance_id="broken-1", model_patch=tiny.gold),
-             Prediction(instance_id="empty-1", model_patch=""),
-             Prediction(instance_id="nobody-1", model_patch="x")]
-    report = run_evaluation([tiny.instance, missing, broken, empty], preds, repos_dir=tiny.repos_dir, out_dir=tmp_path,
-                            settings=quick_settings(), workers=2, progress=False)
+    preds = [
+        Prediction(instance_id=tiny.instance.instance_id, model_name_or_path="m", model_patch=tiny.gold),
+        Prediction(instance_id="ghost-1", model_patch=tiny.gold),
+        Prediction(instance_id="broken-1", model_patch=tiny.gold),
+        Prediction(instance_id="empty-1", model_patch=""),
+        Prediction(instance_id="nobody-1", model_patch="x"),
+    ]
+    report = run_evaluation(
+        [tiny.instance, missing, broken, empty],
+        preds,
+        repos_dir=tiny.repos_dir,
+        out_dir=tmp_path,
+        settings=quick_settings(),
+        workers=2,
+        progress=False,
+    )
     data = json.loads((tmp_path / "report.json").read_text())
-    for key in ("total_instances", "submitted_instances", "completed_instances", "resolved_instances", "resolved_ids",
-                "unresolved_ids", "error_ids", "empty_patch_ids"):
+    for key in (
+        "total_instances",
+        "submitted_instances",
+        "completed_instances",
+        "resolved_instances",
+        "resolved_ids",
+        "unresolved_ids",
+        "error_ids",
+        "empty_patch_ids",
+    ):
         assert key in data
     assert data["resolved_ids"] == [tiny.instance.instance_id]
     assert data["error_ids"] == ["ghost-1", "broken-1"]
@@ -56,12 +75,16 @@ def test_reward_is_the_evaluation_graded_once_per_distinct_patch(tiny, monkeypat
     real = evaluator_module.run_tests
     monkeypatch.setattr(evaluator_module, "run_tests", lambda *a, **k: calls.append(1) or real(*a, **k))
     cache = GradeCache()
-    reward = make_reward_fn({tiny.instance.instance_id: tiny.instance}, repos_dir=tiny.repos_dir,
-                            settings=quick_settings(), cache=cache)
+    reward = make_reward_fn(
+        {tiny.instance.instance_id: tiny.instance}, repos_dir=tiny.repos_dir, settings=quick_settings(), cache=cache
+    )
     iid = tiny.instance.instance_id
     conversation = [{"role": "user", "content": "fix it"}, {"role": "assistant", "content": tiny.gold}]
-    rewards = reward(prompts=["p"] * 5, completions=[tiny.gold, tiny.gold, "", "not a patch", conversation],
-                     instance_id=[iid, iid, iid, iid, iid])
+    rewards = reward(
+        prompts=["p"] * 5,
+        completions=[tiny.gold, tiny.gold, "", "not a patch", conversation],
+        instance_id=[iid, iid, iid, iid, iid],
+    )
     assert rewards[:4] == [1.0, 1.0, 0.0, 0.0]
     assert rewards[4] == 1.0
     # The real extractor reads the gold diff out of each completion; "" and prose hold no patch, so they need no run.
@@ -88,8 +111,12 @@ def test_disk_cache_round_trip(tiny, tmp_path):
 
 
 def test_flaky_tests_are_those_whose_results_disagree():
-    runs = [TestRun("i", statuses={"a": "PASSED", "b": "PASSED"}), TestRun("i", statuses={"a": "FAILED", "b": "PASSED"}),
-            TestRun("i", statuses={"b": "PASSED", "c": "PASSED"}), TestRun("i", infra_error="x")]
+    runs = [
+        TestRun("i", statuses={"a": "PASSED", "b": "PASSED"}),
+        TestRun("i", statuses={"a": "FAILED", "b": "PASSED"}),
+        TestRun("i", statuses={"b": "PASSED", "c": "PASSED"}),
+        TestRun("i", infra_error="x"),
+    ]
     assert _flaky(runs) == ["a", "c"]
 
 
@@ -120,11 +147,28 @@ def test_cli_contract(cli, tiny, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("POSTGAME_CONFIG", raising=False)
     (tmp_path / "i.jsonl").write_text(tiny.instance.model_dump_json() + "\n")
-    (tmp_path / "p.jsonl").write_text(json.dumps({"instance_id": tiny.instance.instance_id, "model_patch": "nope",
-                                                  "model_name_or_path": "m"}) + "\n")
+    (tmp_path / "p.jsonl").write_text(
+        json.dumps({"instance_id": tiny.instance.instance_id, "model_patch": "nope", "model_name_or_path": "m"}) + "\n"
+    )
     runner = CliRunner()
-    args = ["eval", "run", "--instances", "i.jsonl", "--predictions", "p.jsonl", "--repos", str(tiny.repos_dir),
-            "--out", "out", "--workers", "1", "--timeout", "60", "--json", "--no-progress"]
+    args = [
+        "eval",
+        "run",
+        "--instances",
+        "i.jsonl",
+        "--predictions",
+        "p.jsonl",
+        "--repos",
+        str(tiny.repos_dir),
+        "--out",
+        "out",
+        "--workers",
+        "1",
+        "--timeout",
+        "60",
+        "--json",
+        "--no-progress",
+    ]
     result = runner.invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert json.loads((tmp_path / "out" / "report.json").read_text())["unresolved_ids"] == [tiny.instance.instance_id]
@@ -138,23 +182,46 @@ def test_cli_contract(cli, tiny, tmp_path, monkeypatch):
 # probability 1 - 2**-16 (the factory's flaky verdict uses the same trick); the counter disagrees only if a rerun
 # reused the first run's copy. The sandbox has no state that survives a run, so a test that fails once and then
 # passes cannot be built from inside it.
-COIN_TESTS = "import os\nfrom pathlib import Path\n\n\n" + "".join(
-    f"def test_coin_{i}():\n    assert os.urandom(1)[0] % 2 == 0\n\n\n" for i in range(16)) + (
-    "def test_fresh_copy():\n    counter = Path(__file__).with_name('runs.txt')\n"
-    "    runs = int(counter.read_text()) + 1 if counter.exists() else 1\n"
-    "    counter.write_text(str(runs))\n    assert runs == 1\n")
+COIN_TESTS = (
+    "import os\nfrom pathlib import Path\n\n\n"
+    + "".join(f"def test_coin_{i}():\n    assert os.urandom(1)[0] % 2 == 0\n\n\n" for i in range(16))
+    + (
+        "def test_fresh_copy():\n    counter = Path(__file__).with_name('runs.txt')\n"
+        "    runs = int(counter.read_text()) + 1 if counter.exists() else 1\n"
+        "    counter.write_text(str(runs))\n    assert runs == 1\n"
+    )
+)
 
 
 def test_cli_reruns_find_the_flaky_tests(cli, tmp_path, monkeypatch):
-    coins = calc_instance(tmp_path / "coins", instance_id="acme__calc-coins",
-                          test_patch=diff_against(CALC_BASE, {**CALC_TESTS, "tests/test_coin.py": COIN_TESTS}))
+    coins = calc_instance(
+        tmp_path / "coins",
+        instance_id="acme__calc-coins",
+        test_patch=diff_against(CALC_BASE, {**CALC_TESTS, "tests/test_coin.py": COIN_TESTS}),
+    )
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("POSTGAME_CONFIG", raising=False)
     (tmp_path / "i.jsonl").write_text(coins.instance.model_dump_json() + "\n")
-    (tmp_path / "p.jsonl").write_text(json.dumps({"instance_id": coins.instance.instance_id, "model_patch": coins.gold,
-                                                  "model_name_or_path": "m"}) + "\n")
-    args = ["eval", "run", "--instances", "i.jsonl", "--predictions", "p.jsonl", "--repos", str(coins.repos_dir),
-            "--workers", "1", "--timeout", "60", "--json", "--no-progress"]
+    (tmp_path / "p.jsonl").write_text(
+        json.dumps({"instance_id": coins.instance.instance_id, "model_patch": coins.gold, "model_name_or_path": "m"})
+        + "\n"
+    )
+    args = [
+        "eval",
+        "run",
+        "--instances",
+        "i.jsonl",
+        "--predictions",
+        "p.jsonl",
+        "--repos",
+        str(coins.repos_dir),
+        "--workers",
+        "1",
+        "--timeout",
+        "60",
+        "--json",
+        "--no-progress",
+    ]
 
     def graded(out: str, *extra: str) -> dict:
         result = CliRunner().invoke(cli, [*args, "--out", out, *extra])
@@ -165,9 +232,13 @@ def test_cli_reruns_find_the_flaky_tests(cli, tmp_path, monkeypatch):
     assert once["resolved"] and once["flaky_tests"] == []
     twice = graded("twice", "--reruns", "1")
     assert twice["resolved"]  # the coins are neither FAIL_TO_PASS nor PASS_TO_PASS: they never decide
-    assert twice["flaky_tests"] and set(twice["flaky_tests"]) <= {f"tests/test_coin.py::test_coin_{i}" for i in range(16)}
-    assert "---- rerun 1: 21 results, infra error: None" in (tmp_path / "twice" / coins.instance.instance_id
-                                                               / "test_output.txt").read_text()
+    assert twice["flaky_tests"] and set(twice["flaky_tests"]) <= {
+        f"tests/test_coin.py::test_coin_{i}" for i in range(16)
+    }
+    assert (
+        "---- rerun 1: 21 results, infra error: None"
+        in (tmp_path / "twice" / coins.instance.instance_id / "test_output.txt").read_text()
+    )
 
 
 def test_rlimits_mode_grades_the_same_and_says_so(tiny):

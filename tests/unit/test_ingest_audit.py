@@ -53,4 +53,9 @@ def test_a_snapshot_ingested_with_the_old_pre_filter_miss_is_found(tmp_path, mon
     cfg = make_config(tmp_path / "leaky")
     [finding] = audit_snapshot(run_ingest(str(logs), cfg=cfg, mapper=map).snapshot_id, cfg=cfg)
     assert (finding.row, finding.field, finding.kinds, finding.object_key, finding.line) == (
-        0, "messages.content", ("github_token",), "a.jsonl", 1)
+        0,
+        "messages.content",
+        ("github_token",),
+        "a.jsonl",
+        1,
+    )

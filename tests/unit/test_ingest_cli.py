@@ -18,8 +18,16 @@ def test_ingest_json_then_quarantine_ls_and_show(monkeypatch, capsys, cli_home, 
     code, out, _ = postgame_inprocess(monkeypatch, capsys, "ingest", "--source", str(logs), "--json")
     summary = json.loads(out)
     assert code == 0
-    assert set(summary) == {"snapshot_id", "snapshot_uri", "objects_read", "objects_skipped", "corrupt_objects",
-                            "records_ingested", "duplicates", "quarantined"}
+    assert set(summary) == {
+        "snapshot_id",
+        "snapshot_uri",
+        "objects_read",
+        "objects_skipped",
+        "corrupt_objects",
+        "records_ingested",
+        "duplicates",
+        "quarantined",
+    }
     assert summary["records_ingested"] == 20 and summary["quarantined"] == dict.fromkeys(REASONS, 0) | {"parse": 2}
 
     code, out, _ = postgame_inprocess(monkeypatch, capsys, "quarantine", "ls")
@@ -51,11 +59,22 @@ def test_retry_only_transient_store_errors():
     def client_error(code: str, status: int) -> ClientError:
         return ClientError({"Error": {"Code": code}, "ResponseMetadata": {"HTTPStatusCode": status}}, "GetObject")
 
-    transient = [client_error("SlowDown", 503), client_error("InternalError", 500), client_error("Whatever", 502),
-                 EndpointConnectionError(endpoint_url="http://x"), ReadTimeoutError(endpoint_url="http://x"),
-                 ConnectionResetError(), StoreError("x", transient=True)]
-    permanent = [client_error("AccessDenied", 403), client_error("NoSuchKey", 404), StoreError("x", transient=False),
-                 ValueError("bad data"), KeyError("session_id")]
+    transient = [
+        client_error("SlowDown", 503),
+        client_error("InternalError", 500),
+        client_error("Whatever", 502),
+        EndpointConnectionError(endpoint_url="http://x"),
+        ReadTimeoutError(endpoint_url="http://x"),
+        ConnectionResetError(),
+        StoreError("x", transient=True),
+    ]
+    permanent = [
+        client_error("AccessDenied", 403),
+        client_error("NoSuchKey", 404),
+        StoreError("x", transient=False),
+        ValueError("bad data"),
+        KeyError("session_id"),
+    ]
     assert all(is_transient_s3_error(e) for e in transient)
     assert not any(is_transient_s3_error(e) for e in permanent)
     try:

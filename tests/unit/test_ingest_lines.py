@@ -31,30 +31,42 @@ def with_(path: str, value):
     return line_of(record)
 
 
-@pytest.mark.parametrize("line, detail", [
-    (b'{"schema_version": 1, "session_id": ', "invalid JSON"),
-    (b"[1, 2]", "array"),
-    (b'"just a string"', "string"),
-    (b"42", "number"),
-    (b'{"a": "\xff\xfe"}', "UTF-8"),
-    (b'{"latency": NaN}', "NaN"),
-    (b'{"content": "\\ud800"}', "surrogate"),
-    (b"[" * 100_000 + b"]" * 100_000, "nested"),
-])
+@pytest.mark.parametrize(
+    "line, detail",
+    [
+        (b'{"schema_version": 1, "session_id": ', "invalid JSON"),
+        (b"[1, 2]", "array"),
+        (b'"just a string"', "string"),
+        (b"42", "number"),
+        (b'{"a": "\xff\xfe"}', "UTF-8"),
+        (b'{"latency": NaN}', "NaN"),
+        (b'{"content": "\\ud800"}', "surrogate"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested"),
+    ],
+)
 def test_parse_errors(line, detail):
     result = verdict(line)
     assert isinstance(result, Rejected) and result.reason == "parse"
     assert detail.lower() in result.detail.lower()
 
 
-@pytest.mark.parametrize("line", [
-    with_("schema_version", 2), with_("session_id", ""), with_("timestamp", "2026-11-29 14:03"),
-    with_("outcome.status", "won"), with_("outcome.tests_passed", -1), with_("usage.latency_ms", "fast"),
-    with_("usage.prompt_tokens", 2**64), with_("usage.cost_usd", 12345.5).replace(b"12345.5", b"1e999"),
-    with_("task.environment", 3),
-    with_("agent", None), line_of({k: v for k, v in GOOD.items() if k != "patch"}),
-    line_of({"unrelated": "object"}),
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        with_("schema_version", 2),
+        with_("session_id", ""),
+        with_("timestamp", "2026-11-29 14:03"),
+        with_("outcome.status", "won"),
+        with_("outcome.tests_passed", -1),
+        with_("usage.latency_ms", "fast"),
+        with_("usage.prompt_tokens", 2**64),
+        with_("usage.cost_usd", 12345.5).replace(b"12345.5", b"1e999"),
+        with_("task.environment", 3),
+        with_("agent", None),
+        line_of({k: v for k, v in GOOD.items() if k != "patch"}),
+        line_of({"unrelated": "object"}),
+    ],
+)
 def test_schema_errors(line):
     result = verdict(line)
     assert isinstance(result, Rejected) and result.reason == "schema", result
@@ -80,8 +92,12 @@ def test_good_line_with_bom_crlf_and_unknown_fields_is_kept():
 
 def test_a_rejected_line_never_keeps_a_secret():
     secret = "AKIAZ7Q3EXAMPLE0KEY1"
-    for line in (with_("outcome.status", secret), with_("task.repo", 3)[:-1] + f', "k": "{secret}"}}'.encode(),
-                 f'{{"broken": "{secret}"'.encode(), b'{"x": "\\u0041KIAZ7Q3EXAMPLE0KEY1"'):
+    for line in (
+        with_("outcome.status", secret),
+        with_("task.repo", 3)[:-1] + f', "k": "{secret}"}}'.encode(),
+        f'{{"broken": "{secret}"'.encode(),
+        b'{"x": "\\u0041KIAZ7Q3EXAMPLE0KEY1"',
+    ):
         result = verdict(line)
         assert isinstance(result, Rejected)
         assert secret not in result.text + result.detail and "KIAZ7Q3EXAMPLE0KEY1" not in result.text

@@ -11,11 +11,54 @@ import numpy as np
 from postgame.ingest.prefilter import needs_slow_path
 from postgame.ingest.redact import rules_for
 
-ATOMS = [b"@", b"@@", b"a@b", b"\\n@", b"\\\\n@", b"x\\n@", b"\\t@-", b"/@", b" @x", "é@é".encode(), b".@-", b"%@",
-         b"+@Z", b"\\u0041", b"\\\\u", b"PRIVATE KEY", b"PRIVATE  KEY", b"AKIA", b"ASIA", b"AKI", b"ghp_", b"gho_",
-         b"github_pat_", b"ghx_", b"secret", b"SeCrEt", b"SECRE", b"bearer", b"BEARER", b"bear", b"0123456789012345",
-         b"012345678901234", b"12345678", b"1234567", b"9", b"abc", b" ", b'"', b"{", b"}", b"x", "€".encode(), b"\\",
-         b"n", b"t", b"r"]
+ATOMS = [
+    b"@",
+    b"@@",
+    b"a@b",
+    b"\\n@",
+    b"\\\\n@",
+    b"x\\n@",
+    b"\\t@-",
+    b"/@",
+    b" @x",
+    "é@é".encode(),
+    b".@-",
+    b"%@",
+    b"+@Z",
+    b"\\u0041",
+    b"\\\\u",
+    b"PRIVATE KEY",
+    b"PRIVATE  KEY",
+    b"AKIA",
+    b"ASIA",
+    b"AKI",
+    b"ghp_",
+    b"gho_",
+    b"github_pat_",
+    b"ghx_",
+    b"secret",
+    b"SeCrEt",
+    b"SECRE",
+    b"bearer",
+    b"BEARER",
+    b"bear",
+    b"0123456789012345",
+    b"012345678901234",
+    b"12345678",
+    b"1234567",
+    b"9",
+    b"abc",
+    b" ",
+    b'"',
+    b"{",
+    b"}",
+    b"x",
+    "€".encode(),
+    b"\\",
+    b"n",
+    b"t",
+    b"r",
+]
 
 
 def _block(lines: list[bytes]) -> tuple[bytes, list[int]]:
@@ -51,8 +94,11 @@ def test_digit_runs_are_flagged_from_16_digits_at_every_alignment():
 
 
 def test_plain_lines_are_not_flagged():
-    lines = [b'{"patch": "\\n@@ -1,2 +1,2 @@\\n-a\\n+b", "n": 123456789012345, "t": "2026-12-01T03:00:00Z"}',
-             b'{"content": "def f(x):\\n    return x  # nothing to hide here"}', b""]
+    lines = [
+        b'{"patch": "\\n@@ -1,2 +1,2 @@\\n-a\\n+b", "n": 123456789012345, "t": "2026-12-01T03:00:00Z"}',
+        b'{"content": "def f(x):\\n    return x  # nothing to hide here"}',
+        b"",
+    ]
     assert needs_slow_path(*_block(lines)).tolist() == [False, False, False]
     assert needs_slow_path(b"", []).shape == (0,)
 

@@ -17,12 +17,18 @@ def test_bad_values_name_the_key_and_the_rule():
 
 
 def test_batch_bounds_come_from_config():
-    cfg = load_config(path=None, env={"POSTGAME_VALIDATE__QUARANTINE_RATE_MAX": "0.05",
-                                      "POSTGAME_VALIDATE__LATENCY_DRIFT_SEVERITY": "critical"})
+    cfg = load_config(
+        path=None,
+        env={"POSTGAME_VALIDATE__QUARANTINE_RATE_MAX": "0.05", "POSTGAME_VALIDATE__LATENCY_DRIFT_SEVERITY": "critical"},
+    )
     assert cfg.validate_.bound("quarantine_rate") == Bound(max=0.05, severity="critical")
     assert cfg.validate_.bound("latency_drift") == Bound(max=1.0, severity="critical")
     # The untouched checks keep their documented defaults (a literal table, not the implementation's own lookup).
-    defaults = {"duplicate_rate": Bound(0.5, "warning"), "resolved_share_drift": Bound(0.25, "warning"),
-                "prompt_tokens_drift": Bound(1.0, "warning"), "completion_tokens_drift": Bound(1.0, "warning")}
+    defaults = {
+        "duplicate_rate": Bound(0.5, "warning"),
+        "resolved_share_drift": Bound(0.25, "warning"),
+        "prompt_tokens_drift": Bound(1.0, "warning"),
+        "completion_tokens_drift": Bound(1.0, "warning"),
+    }
     assert set(defaults) | {"quarantine_rate", "latency_drift"} == set(CHECKS)
     assert {check: cfg.validate_.bound(check) for check in defaults} == defaults

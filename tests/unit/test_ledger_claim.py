@@ -26,8 +26,10 @@ def _claim_and_stay(cfg_path: str, owner: str, results) -> None:
 def test_two_cycles_at_once_never_hold_the_same_snapshot(cfg):
     ctx = mp.get_context("spawn")
     results = ctx.Queue()
-    procs = [ctx.Process(target=_claim_and_stay, args=(str(cfg.home / "postgame.yaml"), f"run-{n}", results))
-             for n in range(2)]
+    procs = [
+        ctx.Process(target=_claim_and_stay, args=(str(cfg.home / "postgame.yaml"), f"run-{n}", results))
+        for n in range(2)
+    ]
     for p in procs:
         p.start()
     got = dict(results.get(timeout=60) for _ in procs)

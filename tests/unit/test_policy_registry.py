@@ -90,15 +90,23 @@ def test_champion_moves_are_compare_and_set_recorded_and_rolled_back(cfg):
     assert registry.champion_version(cfg).version == v2
 
     back = registry.rollback(cfg, why="errors in production", by="oncall")
-    assert (back.from_, back.to, back.by) == (v2, v1, "oncall") and back.why == "rollback from v2 to v1: errors in production"
+    assert (back.from_, back.to, back.by) == (
+        v2,
+        v1,
+        "oncall",
+    ) and back.why == "rollback from v2 to v1: errors in production"
     assert registry.champion_version(cfg).version == v1
     assert registry.get_version(cfg, v1).tags["champion.by"] == "oncall"
     with pytest.raises(RollbackError, match="already champion"):
         registry.rollback(cfg, to=v1)
     registry.rollback(cfg, to=v3, why="named", by="oncall")
     history = registry.champion_history(cfg)
-    assert [(m.from_, m.to, m.by) for m in history] == [(None, v1, "bootstrap"), (v1, v2, "gate"),
-                                                         (v2, v1, "oncall"), (v1, v3, "oncall")]
+    assert [(m.from_, m.to, m.by) for m in history] == [
+        (None, v1, "bootstrap"),
+        (v1, v2, "gate"),
+        (v2, v1, "oncall"),
+        (v1, v3, "oncall"),
+    ]
 
 
 def test_scores_round_trip_through_the_run_by_cache_key(cfg):
@@ -109,8 +117,15 @@ def test_scores_round_trip_through_the_run_by_cache_key(cfg):
 
     resolve(cfg)
     run_id = mlflow.MlflowClient().create_run(mlflow.set_experiment("registry-test").experiment_id).info.run_id
-    scores = SplitScores("indomain", "k" * 64, (InstanceOutcome("a-1", "a", True, p2p_broken=True, reward=1.0),
-                                                InstanceOutcome("b-1", "b", False, error=True)), cpu_seconds=3.5)
+    scores = SplitScores(
+        "indomain",
+        "k" * 64,
+        (
+            InstanceOutcome("a-1", "a", True, p2p_broken=True, reward=1.0),
+            InstanceOutcome("b-1", "b", False, error=True),
+        ),
+        cpu_seconds=3.5,
+    )
     registry.store_scores(cfg, run_id, scores)
     assert registry.load_scores(cfg, run_id, "k" * 64) == scores
     assert registry.load_scores(cfg, run_id, "x" * 64) is None  # another key: graded again

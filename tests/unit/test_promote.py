@@ -12,8 +12,17 @@ from postgame.settings.promote import PromoteSettings
 POLICY = PromoteSettings()  # alpha 0.05 one-sided, margin 0, guards eval/holdout 0.05, p2p +0.02, errors 0.2
 
 
-def paired(split: str, *, wins: int = 0, losses: int = 0, both: int = 0, neither: int = 0, cand_p2p: int = 0,
-           champ_p2p: int = 0, cand_errors: int = 0) -> tuple[SplitScores, SplitScores]:
+def paired(
+    split: str,
+    *,
+    wins: int = 0,
+    losses: int = 0,
+    both: int = 0,
+    neither: int = 0,
+    cand_p2p: int = 0,
+    champ_p2p: int = 0,
+    cand_errors: int = 0,
+) -> tuple[SplitScores, SplitScores]:
     """Candidate and champion on the same instances with fixed per-instance outcomes, in this order:
     wins (only the candidate resolves), losses (only the champion), both, neither; the first `cand_errors` of the
     `neither` instances are the candidate's infrastructure errors; p2p breakage on the last instances."""
@@ -41,26 +50,54 @@ FLAT_GUARDS = {"eval": paired("eval", both=5, neither=25), "holdout": paired("ho
 CASES = [
     ("significant gain", dict(wins=8, both=10, neither=42), {}, True, [], 8 / 60, 1 / 256),
     ("worse", dict(losses=6, both=10, neither=44), {}, False, ["margin", "significance"], -6 / 60, 1.0),
-    ("better but too few to tell", dict(wins=4, losses=1, both=10, neither=45), {}, False, ["significance"],
-     3 / 60, 6 / 32),
-    ("significant, margin not met", dict(wins=8, both=10, neither=42), {"min_improvement": 0.15}, False, ["margin"],
-     8 / 60, 1 / 256),
-    ("exactly the margin is not more", dict(wins=6, both=10, neither=44), {"min_improvement": 0.1}, False,
-     ["margin"], 0.1, 1 / 64),
+    (
+        "better but too few to tell",
+        dict(wins=4, losses=1, both=10, neither=45),
+        {},
+        False,
+        ["significance"],
+        3 / 60,
+        6 / 32,
+    ),
+    (
+        "significant, margin not met",
+        dict(wins=8, both=10, neither=42),
+        {"min_improvement": 0.15},
+        False,
+        ["margin"],
+        8 / 60,
+        1 / 256,
+    ),
+    (
+        "exactly the margin is not more",
+        dict(wins=6, both=10, neither=44),
+        {"min_improvement": 0.1},
+        False,
+        ["margin"],
+        0.1,
+        1 / 64,
+    ),
     ("one-sided 5-0 passes", dict(wins=5, neither=55), {}, True, [], 5 / 60, 1 / 32),
     ("two-sided 5-0 does not", dict(wins=5, neither=55), {"sided": "two"}, False, ["significance"], 5 / 60, 1 / 16),
-    ("10 wins 2 losses", dict(wins=10, losses=2, neither=48), {"sided": "two"}, True, [], 8 / 60,
-     0.03857421875),
+    ("10 wins 2 losses", dict(wins=10, losses=2, neither=48), {"sided": "two"}, True, [], 8 / 60, 0.03857421875),
     ("p2p breakage grows", dict(wins=8, both=10, neither=42, cand_p2p=3), {}, False, ["p2p"], 8 / 60, 1 / 256),
     ("p2p within tolerance", dict(wins=8, both=10, neither=42, cand_p2p=2), {}, True, [], 8 / 60, 1 / 256),
-    ("infra errors above the cap", dict(wins=8, both=10, neither=42, cand_errors=13), {}, False,
-     ["errors:indomain"], 8 / 47, 1 / 256),
+    (
+        "infra errors above the cap",
+        dict(wins=8, both=10, neither=42, cand_errors=13),
+        {},
+        False,
+        ["errors:indomain"],
+        8 / 47,
+        1 / 256,
+    ),
     ("infra errors at the cap", dict(wins=8, both=10, neither=42, cand_errors=12), {}, True, [], 8 / 48, 1 / 256),
 ]
 
 
-@pytest.mark.parametrize(("case", "counts", "overrides", "promote", "failed", "delta", "p_value"), CASES,
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("case", "counts", "overrides", "promote", "failed", "delta", "p_value"), CASES, ids=[c[0] for c in CASES]
+)
 def test_decide_table(case, counts, overrides, promote, failed, delta, p_value):
     cand, champ = world(paired("indomain", **counts), **FLAT_GUARDS)
     decision = decide(cand, champ, POLICY.model_copy(update=overrides), split="indomain")
@@ -77,8 +114,7 @@ def test_decide_table(case, counts, overrides, promote, failed, delta, p_value):
 
 def test_guard_regression_beyond_tolerance_rejects_a_significant_gain():
     eval_drop = paired("eval", losses=4, both=5, neither=21)  # 9/30 -> 5/30: a drop of 0.133 > 0.05
-    cand, champ = world(paired("indomain", wins=8, both=10, neither=42), eval=eval_drop,
-                        holdout=FLAT_GUARDS["holdout"])
+    cand, champ = world(paired("indomain", wins=8, both=10, neither=42), eval=eval_drop, holdout=FLAT_GUARDS["holdout"])
     decision = decide(cand, champ, POLICY, split="indomain")
     assert not decision.promote and decision.failed == ["guard:eval"]
     assert "guard eval: resolve rate 0.167 vs champion 0.300" in decision.reason
@@ -89,8 +125,14 @@ def test_guard_regression_beyond_tolerance_rejects_a_significant_gain():
 
 def test_champion_errors_make_the_comparison_untrusted():
     cand, champ = world(paired("indomain", wins=8, both=10, neither=42))
-    broken = SplitScores("indomain", "k", tuple(InstanceOutcome(o.instance_id, o.project, False, error=i < 20)
-                                                for i, o in enumerate(champ["indomain"].outcomes)))
+    broken = SplitScores(
+        "indomain",
+        "k",
+        tuple(
+            InstanceOutcome(o.instance_id, o.project, False, error=i < 20)
+            for i, o in enumerate(champ["indomain"].outcomes)
+        ),
+    )
     decision = decide(cand, {"indomain": broken}, POLICY, split="indomain")
     assert not decision.promote and decision.failed[0] == "errors:indomain:champion"
 
@@ -110,8 +152,9 @@ def test_cost_ceiling():
     assert not over.promote and over.failed == ["cost"] and "$1.5000 > promote.max_cost_usd $1.0000" in over.reason
 
 
-@pytest.mark.parametrize(("resolved", "floor", "promote"), [(0, 0.0, False), (1, 0.0, True), (6, 0.1, False),
-                                                             (7, 0.1, True)])
+@pytest.mark.parametrize(
+    ("resolved", "floor", "promote"), [(0, 0.0, False), (1, 0.0, True), (6, 0.1, False), (7, 0.1, True)]
+)
 def test_floor_without_a_champion(resolved, floor, promote):
     cand = SplitScores("indomain", "k", tuple(InstanceOutcome(f"i{i}", "p", i < resolved) for i in range(60)))
     decision = decide({"indomain": cand}, None, POLICY.model_copy(update={"floor": floor}), split="indomain")
@@ -124,12 +167,21 @@ def test_nothing_graded_is_never_promoted():
     assert not decision.promote and decision.failed == ["measured"]
 
 
-@pytest.mark.parametrize(("wins", "losses", "sided", "p"), [
-    (10, 2, "two", 0.03857421875),  # 2 * (1 + 12 + 66) / 4096
-    (12, 3, "two", 0.03515625),  # 2 * (1 + 15 + 105 + 455) / 32768
-    (6, 0, "two", 0.03125), (6, 0, "one", 0.015625), (5, 0, "two", 0.0625), (4, 1, "one", 0.1875),
-    (5, 5, "two", 1.0), (0, 0, "one", 1.0), (0, 6, "one", 1.0), (2, 10, "two", 0.03857421875),
-])
+@pytest.mark.parametrize(
+    ("wins", "losses", "sided", "p"),
+    [
+        (10, 2, "two", 0.03857421875),  # 2 * (1 + 12 + 66) / 4096
+        (12, 3, "two", 0.03515625),  # 2 * (1 + 15 + 105 + 455) / 32768
+        (6, 0, "two", 0.03125),
+        (6, 0, "one", 0.015625),
+        (5, 0, "two", 0.0625),
+        (4, 1, "one", 0.1875),
+        (5, 5, "two", 1.0),
+        (0, 0, "one", 1.0),
+        (0, 6, "one", 1.0),
+        (2, 10, "two", 0.03857421875),
+    ],
+)
 def test_mcnemar_exact_known_values(wins, losses, sided, p):
     from scipy.stats import binomtest
 
@@ -137,7 +189,8 @@ def test_mcnemar_exact_known_values(wins, losses, sided, p):
     if wins + losses:
         alternative = "greater" if sided == "one" else "two-sided"
         assert mcnemar_exact(wins, losses, sided=sided) == pytest.approx(
-            binomtest(wins, wins + losses, 0.5, alternative=alternative).pvalue, abs=1e-12)
+            binomtest(wins, wins + losses, 0.5, alternative=alternative).pvalue, abs=1e-12
+        )
 
 
 def test_wilson_and_power_known_values():

@@ -10,7 +10,9 @@ from evals.harness.patching import apply_patch
 from evals.harness.searchreplace import parse_edits, replace_once
 from evals.prompts import ANSWER_FORMAT, answer_for_patch, extract_patch, render_prompt
 
-BUGGY = "def last(xs):\n    if len(xs) < 1:\n        return None\n    return xs[-2]\n\n\ndef first(xs):\n    return xs[0]\n"
+BUGGY = (
+    "def last(xs):\n    if len(xs) < 1:\n        return None\n    return xs[-2]\n\n\ndef first(xs):\n    return xs[0]\n"
+)
 FIXED = BUGGY.replace("xs[-2]", "xs[-1]")
 GOLD = diff_file("pkg/seq.py", BUGGY, FIXED)
 
@@ -26,8 +28,9 @@ def apply_to(tmp_path: Path, patch: str) -> tuple[bool, str]:
 
 
 def test_prompt_shows_statement_files_with_paths_and_the_answer_format():
-    prompt = render_prompt({"repo": "o/seq", "problem_statement": "`last([1, 2])` returns 1, expected 2."},
-                           {"pkg/seq.py": BUGGY})
+    prompt = render_prompt(
+        {"repo": "o/seq", "problem_statement": "`last([1, 2])` returns 1, expected 2."}, {"pkg/seq.py": BUGGY}
+    )
     assert "o/seq" in prompt and "`last([1, 2])` returns 1" in prompt
     assert "pkg/seq.py\n```python\n" + BUGGY + "```" in prompt
     assert prompt.rstrip().endswith(ANSWER_FORMAT.rstrip())
@@ -41,10 +44,13 @@ def test_gold_patch_as_an_answer_applies_with_the_harness_and_fixes_the_file(tmp
 
 
 def test_extract_patch_canonicalises_blocks_around_prose_and_fences():
-    completion = ("Here is the fix:\n\n```python\npkg/seq.py\n<<<<<<< SEARCH\n    return xs[-2]\n=======\n"
-                  "    return xs[-1]\n>>>>>>> REPLACE\n```\nHope it helps.")
-    assert extract_patch(completion) == ("pkg/seq.py\n<<<<<<< SEARCH\n    return xs[-2]\n=======\n    return xs[-1]\n"
-                                         ">>>>>>> REPLACE\n")
+    completion = (
+        "Here is the fix:\n\n```python\npkg/seq.py\n<<<<<<< SEARCH\n    return xs[-2]\n=======\n"
+        "    return xs[-1]\n>>>>>>> REPLACE\n```\nHope it helps."
+    )
+    assert extract_patch(completion) == (
+        "pkg/seq.py\n<<<<<<< SEARCH\n    return xs[-2]\n=======\n    return xs[-1]\n>>>>>>> REPLACE\n"
+    )
 
 
 def test_extract_patch_accepts_a_unified_diff(tmp_path):
@@ -74,8 +80,10 @@ def test_every_answer_block_is_a_unique_match_so_it_edits_the_intended_place():
 
 # --- answer_for_patch on part of a file; the oracle window ------------------------------------------------------------
 
-MODULE = ("import math\n\n\ndef area(r):\n    if r < 0:\n        raise ValueError(r)\n    return math.pi * r * r\n\n\n"
-          "def scale(xs, k):\n    out = []\n    for x in xs:\n        out.append(x * k)\n    return out\n")
+MODULE = (
+    "import math\n\n\ndef area(r):\n    if r < 0:\n        raise ValueError(r)\n    return math.pi * r * r\n\n\n"
+    "def scale(xs, k):\n    out = []\n    for x in xs:\n        out.append(x * k)\n    return out\n"
+)
 
 
 def test_answer_for_part_of_a_file_whose_hunk_context_falls_outside_it_is_a_real_edit():
@@ -123,6 +131,6 @@ def test_oracle_window_holds_the_buggy_line_for_every_mutation_of_a_seed_module(
             window = oracle_window({"patch": diff_file(path, buggy, source)}, {path: buggy})
             assert window is not None and window.path == path
             rows = buggy.splitlines(keepends=True)
-            assert window.text == "".join(rows[window.start - 1:window.end])
+            assert window.text == "".join(rows[window.start - 1 : window.end])
             # the first buggy line (or, for a removed statement, the line it followed) is in the window
             assert window.start <= max(1, mut.line - (mut.replacement == "")) <= window.end, mut

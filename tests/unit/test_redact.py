@@ -15,21 +15,26 @@ AWS_KEY = "AKIAZ7Q3EXAMPLE0KEY1"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEK1"
 GH_TOKEN = "ghp_" + "Zq8XbR2mN4vT6yU1iO3pA5sD7fG9hJ0kL2zX"
 GH_PAT = "github_pat_11ABCDEFG0" + "x" * 40
-PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HECdnH\n"
-       "-----END RSA PRIVATE KEY-----")
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HECdnH\n"
+    "-----END RSA PRIVATE KEY-----"
+)
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
 
 
-@pytest.mark.parametrize("text, secret, kind", [
-    (f"export AWS_ACCESS_KEY_ID={AWS_KEY}", AWS_KEY, "aws_key"),
-    (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET, "aws_secret"),
-    (f"token {GH_TOKEN} works", GH_TOKEN, "github_token"),
-    (f"pat={GH_PAT}", GH_PAT, "github_token"),
-    (f"key:\n{PEM}\nend", "MIIEpAIBAAKCAQEA1c7", "private_key"),
-    (f"Authorization: Bearer {JWT}", JWT, "bearer_token"),
-    ("clone https://deploy:hunter2-s3cret@git.example.com/acme/repo.git", "hunter2-s3cret", "url_password"),
-    ("mail alice.smith+ops@example.co.uk now", "alice.smith+ops@example.co.uk", "email"),
-])
+@pytest.mark.parametrize(
+    "text, secret, kind",
+    [
+        (f"export AWS_ACCESS_KEY_ID={AWS_KEY}", AWS_KEY, "aws_key"),
+        (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET, "aws_secret"),
+        (f"token {GH_TOKEN} works", GH_TOKEN, "github_token"),
+        (f"pat={GH_PAT}", GH_PAT, "github_token"),
+        (f"key:\n{PEM}\nend", "MIIEpAIBAAKCAQEA1c7", "private_key"),
+        (f"Authorization: Bearer {JWT}", JWT, "bearer_token"),
+        ("clone https://deploy:hunter2-s3cret@git.example.com/acme/repo.git", "hunter2-s3cret", "url_password"),
+        ("mail alice.smith+ops@example.co.uk now", "alice.smith+ops@example.co.uk", "email"),
+    ],
+)
 def test_each_kind_is_replaced_by_its_typed_placeholder(text, secret, kind):
     out = redact_text(text)
     assert secret not in out
@@ -38,8 +43,10 @@ def test_each_kind_is_replaced_by_its_typed_placeholder(text, secret, kind):
 
 def test_labels_around_a_secret_are_kept():
     assert redact_text(f"Authorization: Bearer {JWT}") == "Authorization: Bearer <REDACTED:bearer_token>"
-    assert (redact_text("https://deploy:pw123456@git.example.com/x") ==
-            "https://deploy:<REDACTED:url_password>@git.example.com/x")
+    assert (
+        redact_text("https://deploy:pw123456@git.example.com/x")
+        == "https://deploy:<REDACTED:url_password>@git.example.com/x"
+    )
 
 
 def test_a_private_key_cut_before_its_end_is_still_redacted():

@@ -25,8 +25,9 @@ def _raised(fn) -> BaseException:
 
 
 def _s3_error(status: int, code: str) -> ClientError:
-    return ClientError({"Error": {"Code": code, "Message": "x"}, "ResponseMetadata": {"HTTPStatusCode": status}},
-                       "PutObject")
+    return ClientError(
+        {"Error": {"Code": code, "Message": "x"}, "ResponseMetadata": {"HTTPStatusCode": status}}, "PutObject"
+    )
 
 
 def test_s3_500_and_throttling_are_transient_403_and_404_are_not():
@@ -38,9 +39,14 @@ def test_s3_500_and_throttling_are_transient_403_and_404_are_not():
 
 
 def test_s3_connection_refused_is_transient():
-    s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{free_port()}", region_name="us-east-1",
-                      aws_access_key_id="k", aws_secret_access_key="s",
-                      config=BotoConfig(retries={"max_attempts": 1}, connect_timeout=1))
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=f"http://127.0.0.1:{free_port()}",
+        region_name="us-east-1",
+        aws_access_key_id="k",
+        aws_secret_access_key="s",
+        config=BotoConfig(retries={"max_attempts": 1}, connect_timeout=1),
+    )
     exc = _raised(lambda: s3.list_buckets())
     assert is_transient(exc), type(exc)
 
@@ -73,19 +79,24 @@ def test_prefect_api_unreachable_or_5xx_is_transient_4xx_is_not():
         assert is_transient(err) is expected, status
 
 
-@pytest.mark.parametrize("exc", [
-    DataValidationError("critical expectation failed", failed=["expect_column_values_to_not_be_null"]),
-    PromotionRejected("candidate does not beat the champion"),
-    ValueError("bad data"),
-    RuntimeError("CUDA error: the model diverged"),
-    KeyError("instance_id"),
-], ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize(
+    "exc",
+    [
+        DataValidationError("critical expectation failed", failed=["expect_column_values_to_not_be_null"]),
+        PromotionRejected("candidate does not beat the champion"),
+        ValueError("bad data"),
+        RuntimeError("CUDA error: the model diverged"),
+        KeyError("instance_id"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
 def test_bad_data_gates_and_model_failures_are_never_transient(exc):
     assert not is_transient(exc)
 
 
 def test_a_gate_raised_while_handling_a_connection_error_is_still_not_transient():
     """The gate's verdict wins over whatever it was handling when it was raised."""
+
     def gate():
         try:
             raise ConnectionRefusedError("earlier")

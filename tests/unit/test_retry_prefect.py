@@ -18,15 +18,20 @@ def prefect_api(tmp_path_factory):
     from prefect.settings import PREFECT_HOME, PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    with temporary_settings(updates={PREFECT_HOME: str(tmp_path_factory.mktemp("prefect-home")),
-                                     PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS: 300}):
+    with temporary_settings(
+        updates={
+            PREFECT_HOME: str(tmp_path_factory.mktemp("prefect-home")),
+            PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS: 300,
+        }
+    ):
         with prefect_test_harness(server_startup_timeout=300):
             yield
 
 
 def _s3_500() -> ClientError:
-    return ClientError({"Error": {"Code": "InternalError", "Message": "x"}, "ResponseMetadata": {"HTTPStatusCode": 500}},
-                       "GetObject")
+    return ClientError(
+        {"Error": {"Code": "InternalError", "Message": "x"}, "ResponseMetadata": {"HTTPStatusCode": 500}}, "GetObject"
+    )
 
 
 def _run(cfg: Config, failures: list[BaseException]) -> tuple[str, int]:

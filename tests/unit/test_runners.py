@@ -19,8 +19,10 @@ def test_defaults_and_bad_values_fail_at_load_naming_the_key(tmp_path):
     with pytest.raises(ConfigError, match="only used with runner.kind = dask"):
         load_config(path=None, env={"POSTGAME_HOME": str(tmp_path), "POSTGAME_RUNNER__ADDRESS": "tcp://h:8786"})
     with pytest.raises(ConfigError, match="scheduler URL"):
-        load_config(path=None, env={"POSTGAME_HOME": str(tmp_path), "POSTGAME_RUNNER__KIND": "dask",
-                                    "POSTGAME_RUNNER__ADDRESS": "h:8786"})
+        load_config(
+            path=None,
+            env={"POSTGAME_HOME": str(tmp_path), "POSTGAME_RUNNER__KIND": "dask", "POSTGAME_RUNNER__ADDRESS": "h:8786"},
+        )
 
 
 def test_each_kind_gives_its_prefect_task_runner():

@@ -12,9 +12,19 @@ from postgame.config import PolicySettings
 from postgame.settings.train import TrainSettings
 
 POLICY = PolicySettings(max_new_tokens=8, temperature=1.0)
-ROWS = {kind: [{"kind": kind, "example_id": f"{kind}:{i}", "instance_id": f"t{i}",
-                "prompt": f"def g{i}(a, b):\n    return a", "completion": f" - b * {i}\n"} for i in range(6)]
-        for kind in ("sft", "grpo")}
+ROWS = {
+    kind: [
+        {
+            "kind": kind,
+            "example_id": f"{kind}:{i}",
+            "instance_id": f"t{i}",
+            "prompt": f"def g{i}(a, b):\n    return a",
+            "completion": f" - b * {i}\n",
+        }
+        for i in range(6)
+    ]
+    for kind in ("sft", "grpo")
+}
 
 
 def parity_reward(prompts=None, completions=None, **_columns) -> list[float]:
@@ -25,8 +35,17 @@ def train(method: str, base: Path, work: Path, seed: int) -> dict:
     from safetensors.torch import load_file
 
     settings = TrainSettings(method=method, max_steps=3, batch_size=4, num_generations=2, save_steps=10, seed=seed)
-    result = fit(TrainJob(method=method, policy_dir=base, rows=ROWS[method], work_dir=work, settings=settings,
-                          policy=POLICY, reward_fn=parity_reward))
+    result = fit(
+        TrainJob(
+            method=method,
+            policy_dir=base,
+            rows=ROWS[method],
+            work_dir=work,
+            settings=settings,
+            policy=POLICY,
+            reward_fn=parity_reward,
+        )
+    )
     return load_file(str(Path(result.output_dir) / "model.safetensors"))
 
 

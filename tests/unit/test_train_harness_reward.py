@@ -25,20 +25,33 @@ def test_grpo_step_graded_by_the_harness(base_policy, tmp_path):
     build_repos(repos)
     path = "textkit/slug.py"
     files = {path: (REPOS_DIR / instance.repo.replace("/", "__") / path).read_text()}
-    reward = make_reward_fn({instance.instance_id: instance}, repos_dir=repos, settings=quick_settings(),
-                            cache=GradeCache())
+    reward = make_reward_fn(
+        {instance.instance_id: instance}, repos_dir=repos, settings=quick_settings(), cache=GradeCache()
+    )
 
     gold = answer_for_patch(instance.patch, files)
     assert reward(completions=[gold, "I am not sure."], instance_id=[INSTANCE_ID] * 2) == [1.0, 0.0]
     assert reward(completions=["x"], instance_id=["no-such-instance"]) == [None]  # ungradable: TRL skips it
 
     steps: list[dict] = []
-    row = {"kind": "grpo", "example_id": f"grpo:{INSTANCE_ID}", "instance_id": INSTANCE_ID,
-           "prompt": render_prompt(instance, files)}
-    result = fit(TrainJob(method="grpo", policy_dir=base_policy, rows=[row], work_dir=tmp_path / "work",
-                          settings=TrainSettings(method="grpo", max_steps=1, batch_size=2, num_generations=2),
-                          policy=PolicySettings(max_new_tokens=8), reward_fn=reward,
-                          on_metrics=lambda _step, m: steps.append(m)))
+    row = {
+        "kind": "grpo",
+        "example_id": f"grpo:{INSTANCE_ID}",
+        "instance_id": INSTANCE_ID,
+        "prompt": render_prompt(instance, files),
+    }
+    result = fit(
+        TrainJob(
+            method="grpo",
+            policy_dir=base_policy,
+            rows=[row],
+            work_dir=tmp_path / "work",
+            settings=TrainSettings(method="grpo", max_steps=1, batch_size=2, num_generations=2),
+            policy=PolicySettings(max_new_tokens=8),
+            reward_fn=reward,
+            on_metrics=lambda _step, m: steps.append(m),
+        )
+    )
     assert result.steps == 1 and len(steps) == 1
     assert steps[0]["reward_mean"] == 0.0 and steps[0]["zero_variance_share"] == 1.0
     assert math.isfinite(steps[0]["loss"])

@@ -21,9 +21,19 @@ POLICY = PolicySettings(max_new_tokens=8)
 
 
 def rows(kind: str, n: int = 4) -> list[dict]:
-    return [{"kind": kind, "example_id": f"{kind}:{i}", "instance_id": f"t{i}",
-             "prompt": f"def f{i}(x):\n    return x", "completion": f" + {i}\n", "chosen": f" + {i}\n",
-             "rejected": f" - {i} * 2\n", "variance": 0.25} for i in range(n)]
+    return [
+        {
+            "kind": kind,
+            "example_id": f"{kind}:{i}",
+            "instance_id": f"t{i}",
+            "prompt": f"def f{i}(x):\n    return x",
+            "completion": f" + {i}\n",
+            "chosen": f" + {i}\n",
+            "rejected": f" - {i} * 2\n",
+            "variance": 0.25,
+        }
+        for i in range(n)
+    ]
 
 
 def varying_reward(prompts=None, completions=None, **_columns) -> list[float]:
@@ -41,9 +51,18 @@ def run(method: str, base, tmp_path, **settings) -> tuple:
     steps: list[tuple[int, dict]] = []
     values = dict(method=method, max_steps=2, batch_size=4, num_generations=2, save_steps=10, seed=3)
     values.update(settings)
-    result = fit(TrainJob(method=method, policy_dir=base, rows=rows(method), work_dir=tmp_path / method,
-                          settings=TrainSettings(**values), policy=POLICY, reward_fn=varying_reward,
-                          on_metrics=lambda step, m: steps.append((step, m))))
+    result = fit(
+        TrainJob(
+            method=method,
+            policy_dir=base,
+            rows=rows(method),
+            work_dir=tmp_path / method,
+            settings=TrainSettings(**values),
+            policy=POLICY,
+            reward_fn=varying_reward,
+            on_metrics=lambda step, m: steps.append((step, m)),
+        )
+    )
     return result, steps
 
 
@@ -72,8 +91,9 @@ def test_dpo_adds_the_chosen_answers_nll_by_its_weight(base_policy, tmp_path):
 
 
 def test_lora_trains_adapters_and_saves_a_merged_model(base_policy, tmp_path):
-    result, steps = run("sft", base_policy, tmp_path, lora=LoraSettings(r=4, alpha=8, target_modules=["q_proj",
-                                                                                                       "v_proj"]))
+    result, steps = run(
+        "sft", base_policy, tmp_path, lora=LoraSettings(r=4, alpha=8, target_modules=["q_proj", "v_proj"])
+    )
     assert all(math.isfinite(m["loss"]) and m["grad_norm"] > 0 for _, m in steps)
     before, after = weights(base_policy), weights(Path(result.output_dir))
     assert after.keys() == before.keys()  # merged: a plain checkpoint, no adapter tensors

@@ -15,9 +15,11 @@ from postgame.settings.agent import AgentSettings
 from postgame.settings.train import TrainSettings
 from tests.harness_fixtures import calc_instance, quick_settings
 
-CALLS = [{"tool": "run_tests", "args": {}},
-         {"tool": "edit", "args": {"path": "calc/ops.py", "search": "a // b", "replace": "a / b"}},
-         {"tool": "submit", "args": {}}]
+CALLS = [
+    {"tool": "run_tests", "args": {}},
+    {"tool": "edit", "args": {"path": "calc/ops.py", "search": "a // b", "replace": "a / b"}},
+    {"tool": "submit", "args": {}},
+]
 
 
 @pytest.fixture(scope="module")
@@ -54,11 +56,21 @@ def test_the_loss_mask_covers_the_assistant_turns_and_nothing_else(trajectory):
 
 def test_sft_trains_on_trajectories_with_the_data_plan_kept(trajectory, tmp_path):
     messages, tools = trajectory
-    rows = [{"example_id": f"sft:{n}", "instance_id": "acme__calc-1", "kind": "sft", "messages": messages}
-            for n in range(4)]
+    rows = [
+        {"example_id": f"sft:{n}", "instance_id": "acme__calc-1", "kind": "sft", "messages": messages} for n in range(4)
+    ]
     settings = TrainSettings(method="sft", max_steps=2, batch_size=2, num_generations=2, save_steps=1, seed=0)
-    result = fit(TrainJob(method="sft", policy_dir=SHIPPED_BASE, rows=rows, work_dir=tmp_path / "work",
-                          settings=settings, policy=PolicySettings(), tools=tools))
+    result = fit(
+        TrainJob(
+            method="sft",
+            policy_dir=SHIPPED_BASE,
+            rows=rows,
+            work_dir=tmp_path / "work",
+            settings=settings,
+            policy=PolicySettings(),
+            tools=tools,
+        )
+    )
     assert result.steps == 2 and result.examples == 4
     assert sorted(i for ids in result.seen for i in ids) == ["sft:0", "sft:1", "sft:2", "sft:3"]  # each once
     assert (tmp_path / "work" / "model" / "model.safetensors").exists()

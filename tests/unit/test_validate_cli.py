@@ -9,8 +9,21 @@ from pathlib import Path
 from postgame.contract.synthetic import encode, sessions
 from tests.support import postgame_inprocess
 
-REPORT_KEYS = {"snapshot_id", "previous_snapshot_id", "drift_note", "passed", "critical_failures", "warnings",
-               "results", "metrics", "previous_metrics", "docs_path", "docs_pages", "report_path", "validated_at"}
+REPORT_KEYS = {
+    "snapshot_id",
+    "previous_snapshot_id",
+    "drift_note",
+    "passed",
+    "critical_failures",
+    "warnings",
+    "results",
+    "metrics",
+    "previous_metrics",
+    "docs_path",
+    "docs_pages",
+    "report_path",
+    "validated_at",
+}
 
 
 def ingest(monkeypatch, capsys, logs: Path) -> str:

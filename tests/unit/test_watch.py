@@ -108,9 +108,24 @@ def _wait(condition, timeout: float = 60) -> None:
 def test_ingest_watch_polls_until_stopped_and_reads_nothing_itself(world):
     cfg, logs, server = world
     (logs / "a.jsonl").write_text("{}\n")
-    proc = subprocess.Popen([sys.executable, "-m", "postgame", "--config", str(cfg.home / "postgame.yaml"), "ingest",
-                             "--watch", "--interval", "0.2"], env=cli_env(), cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "postgame",
+            "--config",
+            str(cfg.home / "postgame.yaml"),
+            "ingest",
+            "--watch",
+            "--interval",
+            "0.2",
+        ],
+        env=cli_env(),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         _wait(lambda: server.objects() == [1])
         (logs / "b.jsonl").write_text("{}\n")

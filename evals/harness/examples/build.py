@@ -17,16 +17,26 @@ from pathlib import Path
 from evals.harness.examples import INSTANCES_FILE, REPOS_DIR
 
 _ENV = {
-    "GIT_AUTHOR_NAME": "postgame", "GIT_AUTHOR_EMAIL": "examples@postgame.invalid",
-    "GIT_COMMITTER_NAME": "postgame", "GIT_COMMITTER_EMAIL": "examples@postgame.invalid",
-    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
-    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "postgame",
+    "GIT_AUTHOR_EMAIL": "examples@postgame.invalid",
+    "GIT_COMMITTER_NAME": "postgame",
+    "GIT_COMMITTER_EMAIL": "examples@postgame.invalid",
+    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
 }
 
 
 def _git(git_dir: Path, *args: str, stdin: str | None = None) -> str:
-    r = subprocess.run(["git", "--git-dir", str(git_dir), *args], input=stdin, capture_output=True, text=True,
-                       env={**os.environ, **_ENV, "GIT_INDEX_FILE": str(git_dir / "build-index")}, check=True)
+    r = subprocess.run(
+        ["git", "--git-dir", str(git_dir), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **_ENV, "GIT_INDEX_FILE": str(git_dir / "build-index")},
+        check=True,
+    )
     return r.stdout.strip()
 
 
@@ -61,8 +71,10 @@ def build_repos(dest: str | Path, *, check: bool = True) -> dict[str, str]:
             inst = json.loads(line)
             built = commits.get(inst["repo"].replace("/", "__"))
             if built != inst["base_commit"]:
-                raise RuntimeError(f"{inst['instance_id']}: built commit {built} != base_commit {inst['base_commit']}; "
-                                   "were the example files edited? regenerate instances.jsonl")
+                raise RuntimeError(
+                    f"{inst['instance_id']}: built commit {built} != base_commit {inst['base_commit']}; "
+                    "were the example files edited? regenerate instances.jsonl"
+                )
     return commits
 
 

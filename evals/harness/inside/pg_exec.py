@@ -1,6 +1,6 @@
 """Runs one shell command of an agent inside the sandbox, after setting the same resource limits as a test run.
 
-    python -I -B /opt/postgame-harness/pg_exec.py --limits JSON -- /bin/sh -c COMMAND
+python -I -B /opt/postgame-harness/pg_exec.py --limits JSON -- /bin/sh -c COMMAND
 """
 
 import json
