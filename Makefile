@@ -28,13 +28,15 @@ sandbox:
 demo: $(STAMP)
 	$(BIN)/postgame demo
 
-# The house rules that tooling can check: lint, the import layers (README "Layout"), types of the core.
+# The house rules that tooling can check: the formatter, lint, the import layers (README "Layout"), types of the core.
 lint: $(STAMP)
+	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 fmt: $(STAMP)
+	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
 test: lint

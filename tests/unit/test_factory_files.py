@@ -44,12 +44,12 @@ def test_git_repositories_have_the_same_commit_ids_wherever_they_are_built(tmp_p
     clean_a, tags_a = build_git_repo(tmp_path / "a", FILES, {"p-1": buggy}, "clean\n")
     clean_b, tags_b = build_git_repo(tmp_path / "b", FILES, {"p-1": buggy}, "clean\n")
     assert (clean_a, tags_a) == (clean_b, tags_b)
-    git = lambda *args: subprocess.run(
-        ["git", "-C", str(tmp_path / "a"), *args],
-        capture_output=True,
-        text=True,  # noqa: E731
-        check=True,
-    ).stdout.strip()
+
+    def git(*args):
+        return subprocess.run(
+            ["git", "-C", str(tmp_path / "a"), *args], capture_output=True, text=True, check=True
+        ).stdout.strip()
+
     assert git("rev-parse", "p-1^") == clean_a  # one commit per instance, on top of the clean commit
     assert git("show", f"{tags_a['p-1']}:pkg/core.py") == "def f(x):\n    return x + 2"
     assert git("status", "--porcelain") == ""  # the work tree holds the clean commit
