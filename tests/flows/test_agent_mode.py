@@ -1,0 +1,54 @@
+"""agent.enabled on the small world's real task catalog, with the shipped agent base: evaluation grades one episode
+per instance (outcome and turns kept per instance, the agent settings in the cache key), and traffic is logged as
+schema-v2 trajectories that the contract accepts as they are."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from models.evaluate import cache_key, graded_sets, score_policy
+from models.policy import SHIPPED_AGENT_BASE, Policy, base_policy_dir
+from postgame.contract.check import check_record
+from postgame.contract.trajectory import trajectory_problem
+from postgame.settings.factory import SimulatorSettings
+
+
+def _agent(cfg):
+    # max_new_tokens: the small world's 16 cannot hold an edit block
+    return cfg.model_copy(update={"agent": cfg.agent.model_copy(update={"enabled": True, "max_steps": 6}),
+                                  "policy": cfg.policy.model_copy(update={"max_new_tokens": 128}),
+                                  "runner": cfg.runner.model_copy(update={"kind": "thread", "workers": 2})})
+
+
+def test_evaluation_grades_episodes_of_the_agent_base(small_world, tmp_path):
+    cfg = _agent(small_world)
+    assert base_policy_dir(cfg) == SHIPPED_AGENT_BASE
+    decide, sets, _ = graded_sets(cfg)
+    records = sets[decide][:2]
+    assert cache_key(cfg, decide, records) != cache_key(small_world, decide, records)  # episodes are another grade
+    policy = Policy(base_policy_dir(cfg), name="postgame-policy", version="base", settings=cfg.policy)
+    scores = score_policy(cfg, policy, records, tmp_path / "eval", split=decide, key=cache_key(cfg, decide, records))
+    assert scores.n == 2 and sum(scores.outcome_mix().values()) == 2 and scores.mean_turns >= 1
+    assert all(o.outcome and o.turns >= 1 for o in scores.outcomes)
+    lines = (tmp_path / "eval" / "trajectories.jsonl").read_text().splitlines()
+    assert {json.loads(line)["instance_id"] for line in lines} == {r["instance_id"] for r in records}
+
+
+def test_agent_traffic_is_logged_as_v2_trajectories_the_contract_accepts(small_world):
+    from models.traffic import simulate_traffic
+    from postgame.runtime import store
+
+    cfg = _agent(small_world)
+    knobs = SimulatorSettings(log_prefix="agent-mode-traffic")  # not the world's log source: other tests ingest it
+    summary = simulate_traffic(cfg, sessions=2, settings=knobs)
+    assert summary.sessions == 2
+    records = [json.loads(line) for key in summary.objects
+               for line in gzip.decompress(store(cfg).get(key)).decode().splitlines()]
+    assert len(records) == 2
+    for record in records:
+        assert record["schema_version"] == 2
+        assert check_record(record) is False  # no violation (it would raise), and no unknown fields
+        assert trajectory_problem(record["messages"]) is None
+        assert any(m.get("tool_calls") for m in record["messages"])
+        assert record["usage"]["prompt_tokens"] > 0
