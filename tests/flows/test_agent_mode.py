@@ -16,9 +16,13 @@ from postgame.settings.factory import SimulatorSettings
 
 def _agent(cfg):
     # max_new_tokens: the small world's 16 cannot hold an edit block
-    return cfg.model_copy(update={"agent": cfg.agent.model_copy(update={"enabled": True, "max_steps": 6}),
-                                  "policy": cfg.policy.model_copy(update={"max_new_tokens": 128}),
-                                  "runner": cfg.runner.model_copy(update={"kind": "thread", "workers": 2})})
+    return cfg.model_copy(
+        update={
+            "agent": cfg.agent.model_copy(update={"enabled": True, "max_steps": 6}),
+            "policy": cfg.policy.model_copy(update={"max_new_tokens": 128}),
+            "runner": cfg.runner.model_copy(update={"kind": "thread", "workers": 2}),
+        }
+    )
 
 
 def test_evaluation_grades_episodes_of_the_agent_base(small_world, tmp_path):
@@ -43,8 +47,11 @@ def test_agent_traffic_is_logged_as_v2_trajectories_the_contract_accepts(small_w
     knobs = SimulatorSettings(log_prefix="agent-mode-traffic")  # not the world's log source: other tests ingest it
     summary = simulate_traffic(cfg, sessions=2, settings=knobs)
     assert summary.sessions == 2
-    records = [json.loads(line) for key in summary.objects
-               for line in gzip.decompress(store(cfg).get(key)).decode().splitlines()]
+    records = [
+        json.loads(line)
+        for key in summary.objects
+        for line in gzip.decompress(store(cfg).get(key)).decode().splitlines()
+    ]
     assert len(records) == 2
     for record in records:
         assert record["schema_version"] == 2
