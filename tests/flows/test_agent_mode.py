@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from datetime import UTC, datetime
 
 from models.evaluate import cache_key, graded_sets, score_policy
 from models.policy import SHIPPED_AGENT_BASE, Policy, base_policy_dir
@@ -44,8 +45,11 @@ def test_agent_traffic_is_logged_as_v2_trajectories_the_contract_accepts(small_w
     from postgame.runtime import store
 
     cfg = _agent(small_world)
+    # one worker: sampled turns seed torch's global generator, which threads would share
+    cfg = cfg.model_copy(update={"runner": cfg.runner.model_copy(update={"workers": 1})})
     knobs = SimulatorSettings(log_prefix="agent-mode-traffic")  # not the world's log source: other tests ingest it
-    summary = simulate_traffic(cfg, sessions=2, settings=knobs)
+    # a fixed `now`: the tasks drawn (and so the episodes played) depend on it
+    summary = simulate_traffic(cfg, sessions=2, settings=knobs, now=datetime(2026, 12, 1, 12, tzinfo=UTC))
     assert summary.sessions == 2
     records = [
         json.loads(line)
@@ -57,5 +61,6 @@ def test_agent_traffic_is_logged_as_v2_trajectories_the_contract_accepts(small_w
         assert record["schema_version"] == 2
         assert check_record(record) is False  # no violation (it would raise), and no unknown fields
         assert trajectory_problem(record["messages"]) is None
-        assert any(m.get("tool_calls") for m in record["messages"])
+        assert [m["role"] for m in record["messages"][:3]] == ["system", "user", "assistant"]
         assert record["usage"]["prompt_tokens"] > 0
+    assert any(m.get("tool_calls") for r in records for m in r["messages"])  # the agent acted
