@@ -24,21 +24,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-def _single_turn(cfg, instances, out: Path) -> dict:
-    from evals.factory.instances import prompt_for
+def _grade(cfg, instances, patches: list[str], out: Path):
+    """The harness's report on one patch per instance (grades cached under home, as evaluation caches them)."""
     from evals.harness import GradeCache, Prediction, run_evaluation
-    from evals.prompts import extract_patch
-    from models.answer import submit
-    from models.policy import SHIPPED_BASE, Policy
 
-    policy = Policy(SHIPPED_BASE, name="base", version="single-turn", settings=cfg.policy)
-    start = time.perf_counter()
-    answers = submit(policy, [prompt_for(cfg, i) for i in instances], cfg.scaffold, greedy=True)
-    preds = [
-        Prediction(instance_id=i.instance_id, model_name_or_path="base", model_patch=extract_patch(a.text))
-        for i, a in zip(instances, answers)
-    ]
-    report = run_evaluation(
+    preds = [Prediction(instance_id=i.instance_id, model_patch=p) for i, p in zip(instances, patches)]
+    return run_evaluation(
         instances,
         preds,
         repos_dir=None,
@@ -47,14 +38,22 @@ def _single_turn(cfg, instances, out: Path) -> dict:
         progress=False,
         cache=GradeCache(cfg.home / "cache" / "grades"),
     )
-    broken = sum(
-        1
-        for r in report.results.values()
-        if r.patch_applied and not r.error and r.tests_status.get("PASS_TO_PASS", {}).get("failure")
-    )
+
+
+def _single_turn(cfg, instances, out: Path) -> dict:
+    from evals.factory.instances import prompt_for
+    from evals.prompts import extract_patch
+    from models.answer import submit
+    from models.evaluate import outcome_of
+    from models.policy import SHIPPED_BASE, Policy
+
+    policy = Policy(SHIPPED_BASE, name="base", version="single-turn", settings=cfg.policy)
+    start = time.perf_counter()
+    answers = submit(policy, [prompt_for(cfg, i) for i in instances], cfg.scaffold, greedy=True)
+    report = _grade(cfg, instances, [extract_patch(a.text) for a in answers], out)
     return {
         "resolved": len(report.resolved_ids),
-        "p2p_broken": broken,
+        "p2p_broken": sum(outcome_of(r, "").p2p_broken for r in report.results.values()),
         "errors": len(report.error_ids),
         "tokens": statistics.fmean(a.prompt_tokens + a.completion_tokens for a in answers),
         "seconds": round(time.perf_counter() - start, 1),
@@ -62,64 +61,34 @@ def _single_turn(cfg, instances, out: Path) -> dict:
 
 
 def _agent(cfg, instances, agent_dir: Path, out: Path) -> dict:
-    from evals.agent.batch import run_episodes
-    from evals.factory.instances import prompt_for
-    from models.agent import policy_factory
+    from models.evaluate import agent_episodes
 
     start = time.perf_counter()
-    factory = policy_factory(cfg, agent_dir, "agent-base", greedy=True)
-    report = run_episodes(
-        instances,
-        factory,
-        agent=cfg.agent,
-        harness=cfg.eval,
-        repos_dir=None,
-        out_dir=out,
-        runner=cfg.runner,
-        contexts={i.instance_id: prompt_for(cfg, i) for i in instances},
-    )
+    report = agent_episodes(cfg, agent_dir, "agent-base", instances, out)
     records = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
+    edits = [
+        sum(c["function"]["name"] == "edit" for m in r["messages"] for c in m.get("tool_calls") or []) for r in records
+    ]
     return {
         "resolved": report.resolved,
-        "p2p_broken": sum(r["p2p_broken"] > 0 for r in records),
+        "p2p_broken": report.p2p_breaking,
         "errors": report.outcomes["infra_error"],
         "outcomes": {k: v for k, v in report.outcomes.items() if v},
         "turns": round(report.mean_turns, 2),
         "tokens": round(report.mean_tokens, 1),
-        "edits_undone": sum(
-            1
-            for r in records
-            if sum(
-                m.get("tool_calls", [{}])[0].get("function", {}).get("name") == "edit"
-                for m in r["messages"]
-                if m.get("tool_calls")
-            )
-            > 1
-        ),
+        "episodes_with_several_edits": sum(n > 1 for n in edits),
         "seconds": round(time.perf_counter() - start, 1),
     }
 
 
 def _random_edit(cfg, instances, out: Path) -> int:
     from evals.factory.instances import prompt_files
-    from evals.harness import GradeCache, Prediction, run_evaluation
     from models.measure import random_single_edit
 
     rng = random.Random("random-edit:0")
-    preds = [
-        Prediction(instance_id=i.instance_id, model_patch=random_single_edit(i, prompt_files(i), rng))
-        for i in instances
-    ]
-    report = run_evaluation(
-        instances,
-        preds,
-        repos_dir=None,
-        out_dir=out,
-        settings=cfg.eval,
-        progress=False,
-        cache=GradeCache(cfg.home / "cache" / "grades"),
+    return len(
+        _grade(cfg, instances, [random_single_edit(i, prompt_files(i), rng) for i in instances], out).resolved_ids
     )
-    return len(report.resolved_ids)
 
 
 def main() -> None:

@@ -207,19 +207,16 @@ def score_policy(
     return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
 
 
-def _episode_outcomes(
-    cfg: Config, policy, instances: list, records: list[dict], out_dir: Path, mapper: Mapper | None
-) -> tuple[InstanceOutcome, ...]:
-    """One greedy episode per instance in the agent environment (first observation: the same oracle prompt a
-    single answer gets), each submitted diff graded by the harness; trajectories under out_dir."""
+def agent_episodes(cfg: Config, path, name: str, instances: list, out_dir: Path, mapper: Mapper | None = None):
+    """One greedy episode per instance of the checkpoint at `path` in the agent environment, its first observation
+    the oracle prompt a single answer gets (`prompt_for`); the `AgentReport`, trajectories under out_dir."""
     from evals.agent.batch import run_episodes
     from evals.factory.instances import prompt_for
     from models.agent import policy_factory
 
-    factory = policy_factory(cfg, policy.path, f"{policy.name}@{policy.version}", greedy=True)
-    report = run_episodes(
+    return run_episodes(
         instances,
-        factory,
+        policy_factory(cfg, path, name, greedy=True),
         agent=cfg.agent,
         harness=cfg.eval,
         repos_dir=None,
@@ -228,6 +225,14 @@ def _episode_outcomes(
         contexts={i.instance_id: prompt_for(cfg, i) for i in instances},
         mapper=mapper,
     )
+
+
+def _episode_outcomes(
+    cfg: Config, policy, instances: list, records: list[dict], out_dir: Path, mapper: Mapper | None
+) -> tuple[InstanceOutcome, ...]:
+    """One greedy episode per instance in the agent environment (first observation: the same oracle prompt a
+    single answer gets), each submitted diff graded by the harness; trajectories under out_dir."""
+    report = agent_episodes(cfg, policy.path, f"{policy.name}@{policy.version}", instances, out_dir, mapper)
     projects = {r["instance_id"]: r["repo"] for r in records}
     out = []
     for iid, ep in report.instances.items():
