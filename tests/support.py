@@ -27,6 +27,35 @@ from postgame.config import Config, load_config
 ROOT = Path(__file__).resolve().parents[1]
 
 
+SANDBOX_NEEDS = ("bwrap", "pids")
+
+
+def sandbox_shortfall(need: str) -> str | None:
+    """Why the sandbox cannot give a test what it `need`s here, or None when it can: "bwrap" (bubblewrap installed and
+    working: namespaces, no network, read-only host), "pids" (a fork bomb containable: RLIMIT_NPROC for a normal user,
+    a pids cgroup as root, since root ignores RLIMIT_NPROC even in a user namespace)."""
+    import shutil
+
+    if need not in SANDBOX_NEEDS:
+        raise ValueError(f"sandbox need {need!r}: one of {SANDBOX_NEEDS}")
+    if need == "bwrap":
+        if not shutil.which("bwrap"):
+            return "bubblewrap is not installed (apt-get install bubblewrap)"
+        from evals.harness.sandbox import probe
+
+        found = probe()
+        return None if found.bwrap_ok else f"bubblewrap does not work here: {found.reason}"
+    from evals.harness import cgroups
+
+    if os.geteuid() == 0 and not any(p.controller == "pids" for p in cgroups.available()):
+        return "running as root with no usable pids cgroup: a fork bomb cannot be contained"
+    return None
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
