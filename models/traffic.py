@@ -24,9 +24,11 @@ def simulate_traffic(
     settings: SimulatorSettings | None = None,
     now: datetime | None = None,
     progress: Callable[[int], None] | None = None,
+    announce: bool = True,
 ) -> SimulationSummary:
     """The champion's traffic, logged under `factory.simulate.log_prefix` of the store; `progress(n)` is told each
-    time the champion has answered n more sessions."""
+    time the champion has answered n more sessions. `announce`: emit `postgame.logs.landed` afterwards (the
+    deployment's event trigger starts a cycle); the demo starts its cycles itself."""
     from evals.factory.instances import load_split
     from evals.harness import GradeCache, evaluate
     from models.answer import submit
@@ -68,7 +70,8 @@ def simulate_traffic(
         grade_workers=cfg.eval.workers or os.cpu_count() or 1,
         prompt_context=cfg.policy.prompt_context,
     )  # the prompt training and evaluation show
-    emit_logs_landed(cfg, source=log_source(cfg), objects=len(summary.objects))  # the deployment's event trigger
+    if announce:
+        emit_logs_landed(cfg, source=log_source(cfg), objects=len(summary.objects))  # the deployment's event trigger
     return summary
 
 
