@@ -2,7 +2,7 @@
 
     postgame serve               # a long-running process that registers the deployment and runs its flow runs
     postgame up --serve          # the same, as a service of the local stack
-    prefect deploy --all         # the same deployment on a work pool (prefect.yaml; see the README)
+    prefect deploy --all         # the same deployment on a work pool (prefect.yaml; see docs/operation.md)
 
 The deployment is `continuous-cycle/<operate.deployment>` and shows in the Prefect UI's Deployments page, where its
 schedule can be edited and paused. What starts a run:
@@ -206,7 +206,7 @@ ACTIVE = ("RUNNING", "PENDING", "CANCELLING")
 
 
 def trigger(cfg: Config, *, reason: str, idempotency_key: str | None = None) -> RunInfo:
-    """Start a cycle through the deployment (the REST call the README's curl makes). With `operate.concurrency:
+    """Start a cycle through the deployment (the REST call docs/operation.md's curl makes). With `operate.concurrency:
     refuse` and a cycle already running, raise instead of queueing.
 
     A Prefect server that is unreachable or answers 5xx/429 is asked again (`operate.retries` times, backoff from
