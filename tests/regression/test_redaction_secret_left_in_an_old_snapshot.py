@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import socket
+import time
 
 import pytest
 
 from postgame import ledger, runtime
 from postgame.contract.synthetic import sessions
 from postgame.curate import snapshots_to_learn
+from postgame.errors import SnapshotBusy
 from postgame.ingest import snapshot as snap
 from postgame.ingest.audit import audit_snapshot
 from postgame.ingest.catalog import list_snapshots, load_snapshot, supersession
@@ -118,3 +122,13 @@ def test_the_command_never_prints_the_secret(monkeypatch, capsys, cli_home, tmp_
     code, _, usage = postgame_inprocess(monkeypatch, capsys, "redact")
     assert code == 2 and "--snapshot ID" in usage
     assert all(PLANTED_TOKEN not in s and "github_pat_" not in s for s in (out, err, listed, text, err2, again, usage))
+
+
+def test_a_snapshot_a_running_cycle_holds_is_left_alone(cfg, leaky):
+    old, _, rows = leaky
+    claim = {"owner": "cycle-1", "pid": os.getppid(), "host": socket.gethostname(), "at": time.time()}  # alive
+    runtime.store(cfg).put(f"{cfg.ingest.state_prefix}claims/{old}/cycle-1.json", json.dumps(claim).encode())
+    before = store_files(cfg)
+    with pytest.raises(SnapshotBusy, match=old):
+        remediate(cfg, None)
+    assert store_files(cfg) == before and load_snapshot(old, cfg=cfg).to_pylist() == rows
