@@ -426,12 +426,7 @@ def supersession_key(state_prefix: str, snapshot_id: str) -> str:
 
 def supersessions(store: ObjectStore, state_prefix: str) -> dict[str, Supersession]:
     """The ledger's replacements: replaced snapshot id -> its record."""
-    found = {}
-    for info in store.list(f"{state_prefix}ledger/superseded/"):
-        if info.key.endswith(".json"):
-            record = Supersession.model_validate_json(store.get(info.key))
-            found[record.snapshot_id] = record
-    return found
+    return _read_state(store, state_prefix)[1]
 
 
 def current_id(replaced: dict[str, Supersession], snapshot_id: str) -> str:
@@ -446,11 +441,7 @@ def current_id(replaced: dict[str, Supersession], snapshot_id: str) -> str:
 def stored_manifests(store: ObjectStore, state_prefix: str) -> list[SnapshotManifest]:
     """Every manifest in the store, oldest first: replaced snapshots not yet deleted and successors whose replacement
     is not recorded (a crashed `postgame redact`) included. Readers want `manifests`."""
-    found = []
-    for info in store.list(f"{state_prefix}snapshots/"):
-        if info.key.endswith("/manifest.json"):
-            found.append(SnapshotManifest.model_validate_json(store.get(info.key)))
-    return sorted(found, key=lambda m: m.seq)
+    return _read_state(store, state_prefix)[0]
 
 
 def _counted(found: list[SnapshotManifest], replaced: dict[str, Supersession]) -> list[SnapshotManifest]:
@@ -459,9 +450,22 @@ def _counted(found: list[SnapshotManifest], replaced: dict[str, Supersession]) -
     return [m for m in found if m.snapshot_id not in replaced and (m.supersedes is None or m.snapshot_id in successors)]
 
 
+def _read_state(store: ObjectStore, state_prefix: str) -> tuple[list[SnapshotManifest], dict[str, Supersession]]:
+    """`stored_manifests` and `supersessions` from one listing (a folder store walks its whole tree per listing)."""
+    snapshots, superseded = f"{state_prefix}snapshots/", supersession_key(state_prefix, "")[: -len(".json")]
+    found, replaced = [], {}
+    for info in store.list(state_prefix):
+        if info.key.startswith(snapshots) and info.key.endswith("/manifest.json"):
+            found.append(SnapshotManifest.model_validate_json(store.get(info.key)))
+        elif info.key.startswith(superseded) and info.key.endswith(".json"):
+            record = Supersession.model_validate_json(store.get(info.key))
+            replaced[record.snapshot_id] = record
+    return sorted(found, key=lambda m: m.seq), replaced
+
+
 def manifests(store: ObjectStore, state_prefix: str) -> list[SnapshotManifest]:
     """Every committed snapshot, oldest first; a replaced one (`postgame redact`) in its successor's place."""
-    return _counted(stored_manifests(store, state_prefix), supersessions(store, state_prefix))
+    return _counted(*_read_state(store, state_prefix))
 
 
 @dataclass
@@ -489,25 +493,35 @@ def load_state(store: ObjectStore, state_prefix: str) -> CommittedState:
     return CommittedState(snapshots=snapshots, read=read, seen=seen)
 
 
+def _supersession(store: ObjectStore, state_prefix: str, snapshot_id: str) -> Supersession | None:
+    key = supersession_key(state_prefix, snapshot_id)
+    return Supersession.model_validate_json(store.get(key)) if store.exists(key) else None
+
+
 def resolve(store: ObjectStore, state_prefix: str, snapshot_id: str) -> SnapshotManifest:
     """The manifest of `snapshot_id`: a full id, a unique prefix of at least 6 characters, or `latest`. The id of a
     replaced snapshot gives its successor's manifest (the same records, re-redacted)."""
     from postgame.errors import PostgameError
 
-    replaced = supersessions(store, state_prefix)
+    if len(snapshot_id) == 64:  # a full id: a few reads, no listing
+        seen = set()
+        while snapshot_id not in seen and (record := _supersession(store, state_prefix, snapshot_id)) is not None:
+            seen.add(snapshot_id)
+            snapshot_id = record.superseded_by
+        key = f"{snapshot_prefix(state_prefix, snapshot_id)}manifest.json"
+        if store.exists(key):
+            manifest = SnapshotManifest.model_validate_json(store.get(key))
+            made = manifest.supersedes and _supersession(store, state_prefix, manifest.supersedes)
+            if manifest.supersedes is None or (made and made.superseded_by == snapshot_id):
+                return manifest
+    stored, replaced = _read_state(store, state_prefix)
     if snapshot_id == "latest":
-        found = _counted(stored_manifests(store, state_prefix), replaced)
+        found = _counted(stored, replaced)
         if not found:
             raise PostgameError(f"no snapshot yet in {store.uri}/{state_prefix}: run `postgame ingest` first")
         return found[-1]
-    if len(snapshot_id) == 64:
-        key = f"{snapshot_prefix(state_prefix, current_id(replaced, snapshot_id))}manifest.json"
-        if store.exists(key):
-            found = _counted([SnapshotManifest.model_validate_json(store.get(key))], replaced)
-            if found:
-                return found[0]
     if len(snapshot_id) >= 6:
-        counted = {m.snapshot_id: m for m in _counted(stored_manifests(store, state_prefix), replaced)}
+        counted = {m.snapshot_id: m for m in _counted(stored, replaced)}
         ids = {current_id(replaced, i) for i in [*counted, *replaced] if i.startswith(snapshot_id)}
         matches = [counted[i] for i in sorted(ids) if i in counted]
         if len(matches) == 1:

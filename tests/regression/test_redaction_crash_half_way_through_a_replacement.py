@@ -11,6 +11,7 @@ import pytest
 
 from postgame import ledger, runtime
 from postgame.contract.synthetic import sessions
+from postgame.errors import PostgameError
 from postgame.ingest import remediate as rem
 from postgame.ingest import snapshot as snap
 from postgame.ingest.catalog import list_snapshots, load_snapshot
@@ -54,6 +55,8 @@ def test_killed_before_the_ledger_record_the_old_snapshot_still_counts(cfg, old,
     [written] = successors(cfg, old)
     assert [m.snapshot_id for m in list_snapshots(cfg=cfg)] == [old]  # the successor is not there yet
     assert load_snapshot(old, cfg=cfg).to_pylist() == rows and ledger.pending(cfg) == []
+    with pytest.raises(PostgameError, match="no snapshot"):
+        load_snapshot(written, cfg=cfg)  # not by its own id either
 
     report = rem.remediate(cfg, None)
     assert [(r.snapshot_id, r.successor, r.done) for r in report.replacements] == [(old, written, "replaced")]
