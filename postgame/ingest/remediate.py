@@ -176,15 +176,23 @@ def _delete(cfg: Config, store, snapshot_id: str) -> bool:
     return bool(keys)
 
 
-def _finish(cfg: Config, store, record: snap.Supersession) -> bool:
-    """Step 4 of a recorded replacement, and any other successor of the same snapshot (a crashed run of other code).
-    True when anything was left to delete."""
-    leftovers = [
+def _leftovers(stored: list[snap.SnapshotManifest], record: snap.Supersession) -> list[str]:
+    """What a recorded replacement has yet to delete: the old snapshot, and any successor of it that the ledger does
+    not name (left by a crashed run of other code)."""
+    return [
         m.snapshot_id
-        for m in snap.stored_manifests(store, cfg.ingest.state_prefix)
-        if m.supersedes == record.snapshot_id and m.snapshot_id != record.superseded_by
+        for m in stored
+        if m.snapshot_id == record.snapshot_id
+        or (m.supersedes == record.snapshot_id and m.snapshot_id != record.superseded_by)
     ]
-    return any([_delete(cfg, store, record.snapshot_id), *(_delete(cfg, store, s) for s in leftovers)])
+
+
+def _finish(cfg: Config, store, record: snap.Supersession) -> bool:
+    """Step 4 of a recorded replacement. True when anything was left to delete."""
+    left = _leftovers(snap.stored_manifests(store, cfg.ingest.state_prefix), record)
+    for snapshot_id in left:
+        _delete(cfg, store, snapshot_id)
+    return bool(left)
 
 
 def _replace(cfg: Config, store, old: snap.SnapshotManifest, found: Replacement) -> Replacement:
@@ -235,12 +243,7 @@ def remediate(cfg: Config, snapshot_ids: list[str] | None, *, dry_run: bool = Fa
         for record in replaced.values():  # recorded, but a crash may have left objects behind
             if wanted is not None and record.snapshot_id not in wanted:
                 continue
-            left = any(
-                m.snapshot_id == record.snapshot_id
-                or (m.supersedes == record.snapshot_id and m.snapshot_id != record.superseded_by)
-                for m in snap.stored_manifests(store, prefix)
-            )
-            if left and (dry_run or _finish(cfg, store, record)):
+            if _leftovers(snap.stored_manifests(store, prefix), record) if dry_run else _finish(cfg, store, record):
                 done.append(
                     Replacement(
                         record.snapshot_id,

@@ -77,6 +77,8 @@ def test_killed_before_the_deletion_the_successor_counts_and_a_rerun_deletes(cfg
     )  # ... and its id reads the successor
     prefix = snap.snapshot_prefix(cfg.ingest.state_prefix, old)
     assert list(runtime.store(cfg).list(prefix))  # the old objects are still there, for the re-run to delete
+    [found] = rem.remediate(cfg, None, dry_run=True).replacements
+    assert (found.snapshot_id, found.done) == (old, "would complete") and list(runtime.store(cfg).list(prefix))
 
     report = rem.remediate(cfg, None)
     assert [(r.snapshot_id, r.successor, r.done) for r in report.replacements] == [(old, written, "completed")]
