@@ -74,3 +74,7 @@ class ServiceUnavailable(PostgameError):
     def __init__(self, message: str, *, service: str = ""):
         super().__init__(message)
         self.service = service
+
+
+class SnapshotBusy(PostgameError):
+    """A snapshot cannot be replaced now (`postgame redact`): a running cycle holds a claim on it."""
