@@ -124,8 +124,7 @@ def bootstrap(
             metrics |= {f"eval.{split}.{cfg.promote.metric}": value for split, value in gate.items()}
             mlflow.log_metrics(metrics)
             mlflow.log_params({"base.source": source, "base.content_hash": content_hash, "base.sha256": sha, "k": k})
-            manifest = path / "manifest.json"
-            if manifest.exists():
+            if (path / "manifest.json").exists():
                 mlflow.log_dict(read_manifest(path), "base_manifest.json")
         tags = {
             "base.content_hash": content_hash,
