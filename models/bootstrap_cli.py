@@ -160,7 +160,11 @@ def bootstrap(
         return
     for s in scores.values():
         typer.echo(s.line())
-    verdict = "now champion" if made_champion else f"not champion (version {champion.version} is)"  # type: ignore[union-attr]
+    if made_champion:
+        verdict = "now champion"
+    else:
+        assert champion is not None  # register_base makes the base champion when there is none
+        verdict = f"not champion (version {champion.version} is)"
     typer.echo(f"base registered as version {version.version}, {verdict}; run {run.info.run_id}")
 
 
