@@ -223,6 +223,7 @@ class ChatPolicy:
         ids = tok(prompt, return_tensors="pt", truncation=True, max_length=limit, add_special_tokens=False)
         torch.manual_seed(seed)
         n = self.candidates
+        search: dict[str, Any]
         if self.greedy:
             search = (
                 {"do_sample": False}

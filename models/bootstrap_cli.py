@@ -124,8 +124,7 @@ def bootstrap(
             metrics |= {f"eval.{split}.{cfg.promote.metric}": value for split, value in gate.items()}
             mlflow.log_metrics(metrics)
             mlflow.log_params({"base.source": source, "base.content_hash": content_hash, "base.sha256": sha, "k": k})
-            manifest = path / "manifest.json"
-            if manifest.exists():
+            if (path / "manifest.json").exists():
                 mlflow.log_dict(read_manifest(path), "base_manifest.json")
         tags = {
             "base.content_hash": content_hash,
@@ -161,7 +160,11 @@ def bootstrap(
         return
     for s in scores.values():
         typer.echo(s.line())
-    verdict = "now champion" if made_champion else f"not champion (version {champion.version} is)"  # type: ignore[union-attr]
+    if made_champion:
+        verdict = "now champion"
+    else:
+        assert champion is not None  # register_base makes the base champion when there is none
+        verdict = f"not champion (version {champion.version} is)"
     typer.echo(f"base registered as version {version.version}, {verdict}; run {run.info.run_id}")
 
 

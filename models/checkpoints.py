@@ -16,6 +16,7 @@ import re
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 MANIFEST = "postgame_checkpoint.json"
 STAGING = ".staging"
@@ -26,13 +27,23 @@ class CheckpointError(RuntimeError):
     """A checkpoint that does not belong to this run (other data order), or a data order that was not kept."""
 
 
+class UsageRecord(TypedDict, total=False):
+    """`models.train.Usage` as a manifest keeps it (a manifest written before usage was recorded has none)."""
+
+    wall_s: float
+    cpu_s: float
+    gpu_s: float
+    tokens_generated: int
+    tokens_trained: int
+
+
 @dataclass(frozen=True)
 class Manifest:
     step: int  # optimizer steps done
     examples_consumed: int  # position in the data order (rows of the plan trained on)
     plan_sha256: str  # which data order (sha256 of the plan's example ids)
     seen: list[list[str]]  # the example ids of each step, in order
-    usage: dict[str, float] = field(default_factory=dict)  # compute spent up to this checkpoint
+    usage: UsageRecord = field(default_factory=UsageRecord)  # compute spent up to this checkpoint
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True)

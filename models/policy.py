@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from postgame.config import Config, PolicySettings
 from postgame.settings.factory import FactorySettings
@@ -135,7 +136,7 @@ class Policy:
 
     def __init__(self, path: Path, *, name: str, version: str, settings: PolicySettings):
         self.path, self.name, self.version, self.settings = Path(path), name, version, settings
-        self._engine = None
+        self._engine: Any = None  # a vLLM LLM, or (model, tokenizer) of transformers; loaded on first use
 
     def _load(self):
         if self._engine is None:

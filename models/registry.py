@@ -37,9 +37,9 @@ MOVE_TAG = "champion.move."
 
 
 def _pyfunc_class():
-    import mlflow.pyfunc
+    from mlflow.pyfunc import PythonModel
 
-    class PolicyModel(mlflow.pyfunc.PythonModel):
+    class PolicyModel(PythonModel):
         """Text in (a prompt per row), completion out; generation settings come with the checkpoint."""
 
         def load_context(self, context):

@@ -38,7 +38,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from models import checkpoints
 from postgame.config import Config, PolicySettings, TrainSettings
@@ -82,6 +82,15 @@ class Usage:
     gpu_s: float = 0.0
     tokens_generated: int = 0
     tokens_trained: int = 0
+
+    def record(self) -> checkpoints.UsageRecord:
+        return checkpoints.UsageRecord(
+            wall_s=self.wall_s,
+            cpu_s=self.cpu_s,
+            gpu_s=self.gpu_s,
+            tokens_generated=self.tokens_generated,
+            tokens_trained=self.tokens_trained,
+        )
 
     def usd(self, usd_per_cpu_hour: float, usd_per_gpu_hour: float) -> float:
         return self.cpu_s / 3600 * usd_per_cpu_hour + self.gpu_s / 3600 * usd_per_gpu_hour
@@ -180,7 +189,27 @@ class _IdCollator:
         return self.inner(features)
 
 
-class _Recorded:
+if TYPE_CHECKING:
+
+    class _TrainerHost:
+        """What `_Recorded` uses of the TRL trainer it is mixed into (SFTTrainer, DPOTrainer or GRPOTrainer)."""
+
+        args: Any
+        state: Any
+        data_collator: Any
+        _signature_columns: list[str] | None
+
+        def _set_signature_columns_if_needed(self) -> None: ...
+        def training_step(self, model: Any, inputs: Any, num_items_in_batch: Any = None) -> Any: ...
+        def _generate_and_score_completions(self, inputs: Any) -> Any: ...  # GRPOTrainer only
+        def _get_output_dir(self, trial: Any) -> Any: ...
+        def _save_checkpoint(self, model: Any, trial: Any) -> None: ...
+
+else:
+    _TrainerHost = object  # at run time the trainer class comes after the mixin in the MRO (`_recorded`)
+
+
+class _Recorded(_TrainerHost):
     """Mixed into a TRL trainer class (`_recorded(SFTTrainer)`)."""
 
     postgame_plan_sha: str = ""
@@ -261,7 +290,7 @@ class _Recorded:
             examples_consumed=sum(len(ids) for ids in seen),
             plan_sha256=self.postgame_plan_sha,
             seen=seen,
-            usage=asdict(self.postgame_total()),
+            usage=self.postgame_total().record(),
         )
         checkpoints.publish(staging / f"checkpoint-{step}", root / f"checkpoint-{step}", manifest)
         checkpoints.prune(root, self.postgame_keep)
@@ -283,7 +312,9 @@ class _StepMetrics:
     def __init__(self, sink: MetricsSink | None):
         from transformers import TrainerCallback
 
-        self.sink, self.first, self.last = sink, {}, {}
+        self.sink = sink
+        self.first: dict[str, float] = {}
+        self.last: dict[str, float] = {}
         self.callback = type("StepMetrics", (TrainerCallback,), {"on_log": self._on_log})()
 
     def _on_log(self, args, state, control, logs=None, **_):
@@ -383,7 +414,9 @@ def _build_dpo(job: TrainJob, model, tokenizer, common: dict, dataset):
     s = job.settings
     # sigmoid = DPO's loss; sft = NLL on the chosen answer, weighted (RPO, Pang et al. 2024): pure DPO pushes both
     # answers' likelihood down and, on a few pairs, took the base's answer format with it.
-    losses = {"loss_type": ["sigmoid", "sft"], "loss_weights": [1.0, s.dpo_sft_weight]} if s.dpo_sft_weight else {}
+    losses: dict[str, Any] = (
+        {"loss_type": ["sigmoid", "sft"], "loss_weights": [1.0, s.dpo_sft_weight]} if s.dpo_sft_weight else {}
+    )
     args = DPOConfig(
         **common,
         beta=s.dpo_beta,
@@ -407,7 +440,7 @@ def _build_grpo(job: TrainJob, model, tokenizer, common: dict, dataset):
     reward = job.reward_fn
     if reward is None:
         raise ValueError("grpo needs a reward function (train.reward)")
-    vllm = (
+    vllm: dict[str, Any] = (
         dict(use_vllm=True, vllm_mode="colocate", vllm_gpu_memory_utilization=s.vllm_gpu_memory_utilization)
         if s.use_vllm
         else {}
@@ -633,6 +666,7 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
     """setup → train → save, tracked in the MLflow run `run_id`."""
     import mlflow
     import pandas as pd
+    from mlflow.data.pandas_dataset import from_pandas  # what `mlflow.data.from_pandas` is (registered at import)
 
     from models import registry
     from models.policy import base_policy_dir
@@ -675,7 +709,7 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
         )
         frame = pd.DataFrame([{"example_id": r["example_id"], "instance_id": r["instance_id"]} for r in rows])
         mlflow.log_input(
-            mlflow.data.from_pandas(frame, source=dataset.uri, name=f"curated-{dataset.sha256[:12]}"),
+            from_pandas(frame, source=dataset.uri, name=f"curated-{dataset.sha256[:12]}"),
             context="training",
         )
         # train

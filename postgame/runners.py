@@ -108,7 +108,7 @@ def prefect_mapper(settings: RunnerSettings, runner=None) -> Iterator[Mapper]:
     with runner or task_runner(settings) as started:
 
         def submit(fn: Callable, item: Any):
-            unit = task(apply, name=_task_name(fn), persist_result=False, cache_policy=NO_CACHE, log_prints=False)
+            unit = task(name=_task_name(fn), persist_result=False, cache_policy=NO_CACHE, log_prints=False)(apply)
             return started.submit(unit, parameters={"fn": fn, "item": item})
 
         yield _ordered(submit, lambda future: future.result(), _window(settings))
@@ -130,8 +130,9 @@ def local_mapper(settings: RunnerSettings) -> Iterator[Mapper]:
         with LocalCluster(**_dask_cluster_kwargs(settings)) as cluster, Client(cluster) as client:
             yield _ordered(functools.partial(client.submit, pure=False), lambda f: f.result(), _window(settings))
         return
-    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+    from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
+    pool: Executor
     if settings.kind == "process":
         import multiprocessing
 

@@ -93,8 +93,8 @@ def available() -> tuple[_Parent, ...]:
             for controller in ("pids", "memory"):
                 if controller in delegated and controller not in found and _writable_parent(parent):
                     found[controller] = _Parent(controller, parent, v2=True)
-    for parent in found.values():
-        _sweep(parent.path)
+    for found_parent in found.values():
+        _sweep(found_parent.path)
     return tuple(found.values())
 
 

@@ -11,15 +11,29 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
+
+if TYPE_CHECKING:
+    from postgame.config import Config
 
 eval_app = typer.Typer(no_args_is_help=True, help="SWE-style evaluation harness (sandboxed, SWE-bench grading).")
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     typer.echo(f"postgame eval: error: {message}", err=True)
     raise typer.Exit(2)
+
+
+def _current_config() -> Config:
+    try:
+        from postgame.runtime import current_config
+    except ImportError:
+        from postgame.config import load_config
+
+        return load_config()
+    return current_config()
 
 
 def _settings(timeout: float | None, workers: int | None, reruns: int | None):
@@ -29,11 +43,7 @@ def _settings(timeout: float | None, workers: int | None, reruns: int | None):
     from postgame.settings.harness import HarnessSettings
 
     try:
-        try:
-            from postgame.runtime import current_config
-        except ImportError:
-            from postgame.config import load_config as current_config
-        base = current_config().eval
+        base = _current_config().eval
     except ConfigError as exc:
         _fail(str(exc))
     overrides = {k: v for k, v in {"timeout_s": timeout, "workers": workers, "reruns": reruns}.items() if v is not None}
@@ -88,12 +98,12 @@ def run_cmd(
     from evals.harness.instance import HarnessInputError, load_instances, load_predictions
     from evals.harness.run import run_evaluation
 
-    missing = [
-        name
-        for name, value in (("--instances", instances), ("--predictions", predictions), ("--out", out))
-        if value is None
-    ]
-    if missing:
+    if instances is None or predictions is None or out is None:
+        missing = [
+            name
+            for name, value in (("--instances", instances), ("--predictions", predictions), ("--out", out))
+            if value is None
+        ]
         _fail(
             f"missing {', '.join(missing)} (usage: postgame eval run --instances F.jsonl --predictions P.jsonl "
             "--repos DIR --out OUTDIR)"

@@ -60,7 +60,8 @@ def is_passing(test: str, statuses: Mapping[str, str]) -> bool:
 
 
 def _split(tests: Iterable[str], statuses: Mapping[str, str]) -> Outcome:
-    success, failure = [], []
+    success: list[str] = []
+    failure: list[str] = []
     for test in tests:
         (success if is_passing(test, statuses) else failure).append(test)
     return Outcome(success, failure)

@@ -121,7 +121,7 @@ def _digest(path: Path) -> str:
 def env_key(spec: EnvSpec, checkout: str) -> str:
     """The environment's cache key (see the module docstring). `checkout` names the base the install ran in."""
     local = {arg: _digest(hit[1]) for arg in spec.pip_packages if (hit := _split_local(arg))}
-    payload = {"spec": spec.model_dump(mode="json"), "python": python_id(), "local": local}
+    payload: dict[str, object] = {"spec": spec.model_dump(mode="json"), "python": python_id(), "local": local}
     if spec.install:
         payload["checkout"] = checkout
     return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()

@@ -20,11 +20,16 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 
 from postgame import runtime
 from postgame.errors import ConfigError, PostgameError
+
+if TYPE_CHECKING:
+    import click
+    from typer._click.exceptions import ClickException as TyperClickException
 
 app = typer.Typer(
     add_completion=False,
@@ -89,11 +94,11 @@ def main() -> None:
         sys.exit(report_unexpected(exc))
 
 
-def _usage_errors() -> tuple[type[Exception], ...]:
+def _usage_errors() -> tuple[type[click.ClickException] | type[TyperClickException], ...]:
     """typer >= 0.29 raises its own vendored click's exceptions; older typer raises click's."""
     import click
 
-    errors: list[type[Exception]] = [click.ClickException]
+    errors: list[type[click.ClickException] | type[TyperClickException]] = [click.ClickException]
     try:
         from typer._click.exceptions import ClickException as TyperClickException
 

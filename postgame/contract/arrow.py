@@ -36,7 +36,7 @@ def _arrow_type(field: Field) -> pa.DataType:
         return pa.float64()
     if field.kind == "object":
         return pa.struct([_arrow_field(sub) for sub in field.fields])
-    return pa.list_(_arrow_field(field.items))
+    return pa.list_(_arrow_field(field.element))
 
 
 def _arrow_field(field: Field) -> pa.Field:
@@ -93,10 +93,11 @@ def _extras(value: Any, field: Field) -> dict | None:
                 if found:
                     out[sub.name] = found
         return out or None
-    if field.kind == "array" and field.items.kind == "object":
+    if field.kind == "array" and field.element.kind == "object":
+        element = field.element
         out = {}
         for i, item in enumerate(value):
-            found = _extras(item, field.items)
+            found = _extras(item, element)
             if found:
                 out[str(i)] = found
         return out or None
@@ -110,7 +111,7 @@ def _index(field: Field, known: dict, nested: dict) -> None:
         for sub in field.fields:
             _index(sub, known, nested)
     elif field.kind == "array":
-        _index(field.items, known, nested)
+        _index(field.element, known, nested)
 
 
 # Keyed by id(): the spec's fields are module-level constants, and hashing a nested frozen dataclass per call is slow.
@@ -137,7 +138,7 @@ def _column(values: list, field: Field) -> pa.Array:
         missing = [v is None for v in values]
         return pa.ListArray.from_arrays(
             pa.array(offsets, pa.int32()),
-            _column(items, field.items),
+            _column(items, field.element),
             type=arrow_type,
             mask=pa.array(missing, pa.bool_()) if any(missing) else None,
         )
@@ -201,8 +202,9 @@ def _drop_absent(value: Any, field: Field) -> None:
             elif value.get(sub.name) is not None:
                 _drop_absent(value[sub.name], sub)
     elif field.kind == "array":
+        element = field.element
         for item in value:
-            _drop_absent(item, field.items)
+            _drop_absent(item, element)
 
 
 def to_record(row: dict) -> dict:

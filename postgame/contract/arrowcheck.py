@@ -166,7 +166,7 @@ def _bad(values: pa.Array, f: Field, *, item: bool, top: bool, out: ArrowVerdict
         flat = pc.list_flatten(values)
         if len(flat):
             parents = pc.list_parent_indices(values).to_numpy(zero_copy_only=False)
-            bad[parents[_bad(flat, f.items, item=True, top=False, out=out)]] = True
+            bad[parents[_bad(flat, f.element, item=True, top=False, out=out)]] = True
     else:
         bad |= valid & _leaf_bad(values, f)
     return bad

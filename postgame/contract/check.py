@@ -156,8 +156,8 @@ def _object(field: Field, path: str) -> Checker:
 
 
 def _array(field: Field, path: str) -> Checker:
-    item_check = compile_field(field.items, f"{path}[]")
-    nullable = field.items.nullable
+    item_check = compile_field(field.element, f"{path}[]")
+    nullable = field.element.nullable
 
     def check(value: Any, unknown: list) -> Any:
         if type(value) is not list:

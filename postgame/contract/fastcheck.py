@@ -60,10 +60,10 @@ class _Gen:
         elif field.kind == "object":
             out += self.obj(field, var, pad)
         else:
-            item = self.function(field.items)
+            item = self.function(field.element)
             out.append(f"{pad}if type({var}) is not list: return False")
             out.append(f"{pad}for _it in {var}:")
-            if field.items.nullable:
+            if field.element.nullable:
                 out.append(f"{pad}    if _it is None: continue")
             out.append(f"{pad}    if not {item}(_it): return False")
         return out

@@ -56,12 +56,17 @@ def import_gx():
 
 def _where(*parts: Part) -> tuple[dict, str]:
     """A GX row condition (its terms and-ed) as expectation keywords, and as text for the description."""
-    from great_expectations.expectations.row_conditions import Column
+    from great_expectations.expectations.row_conditions import Column, Condition
 
-    terms = []
+    terms: list[Condition] = []
     for column, op, value in parts:
         c = Column(column)
-        terms.append(c == value if op == "==" else c.is_in(value) if op == "in" else c.is_not_in(value))
+        if op == "==":
+            terms.append(c == value)
+        elif isinstance(value, list):
+            terms.append(c.is_in(value) if op == "in" else c.is_not_in(value))
+        else:
+            raise TypeError(f"row condition {column} {op} {value!r}: the values of 'in' / 'not in' are a list")
     condition = terms[0]
     for term in terms[1:]:
         condition = condition & term
@@ -133,13 +138,13 @@ def _versioned(per_version: dict[int, list[tuple[str, Field]]]) -> list:
             columns.setdefault(path, {})[version] = field
     gxe = import_gx().expectations
     out = []
-    for path, fields in columns.items():
-        same = list(fields.values())
-        if len(fields) == len(per_version) and all(f == same[0] for f in same):
+    for path, by_version in columns.items():
+        same = list(by_version.values())
+        if len(by_version) == len(per_version) and all(f == same[0] for f in same):
             out += _column_expectations(path, same[0])
             continue
         out.append(_described(gxe.ExpectColumnToExist(column=path), path, "column exists"))
-        for version, field in fields.items():
+        for version, field in by_version.items():
             out += _column_expectations(path, field, ("schema_version", "==", version))
     return out
 
@@ -247,7 +252,7 @@ def contract_expectations() -> dict[str, list]:
         if field.kind != "array"
     ]
     messages = {
-        version: [(p, f) for p, f in leaves(spec.fields[_MESSAGES_AT].items) if f.kind != "array"]
+        version: [(p, f) for p, f in leaves(spec.fields[_MESSAGES_AT].element) if f.kind != "array"]
         for version, spec in SPECS.items()
     }
     trajectory = _trajectory_expectations()

@@ -56,7 +56,7 @@ def _node(field: Field) -> dict[str, Any]:
         node["required"] = [sub.name for sub in field.fields if sub.required]
         node["additionalProperties"] = True
     if field.kind == "array":
-        node["items"] = _node(field.items)
+        node["items"] = _node(field.element)
     return node
 
 

@@ -59,6 +59,13 @@ class Field:
     fields: tuple[Field, ...] = ()  # kind == "object"
     items: Field | None = None  # kind == "array"
 
+    @property
+    def element(self) -> Field:
+        """The field of an array's items; an array field without them is a bug in the spec."""
+        if self.items is None:
+            raise ValueError(f"field {self.name!r} ({self.kind}) has no items: only an array field has")
+        return self.items
+
 
 def string(name: str, description: str, **kw) -> Field:
     return Field(name, "string", description, **kw)

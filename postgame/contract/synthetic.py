@@ -15,6 +15,7 @@ import random
 import uuid
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from postgame.contract.spec import SCHEMA_VERSION
 
@@ -42,7 +43,7 @@ def _pick(rng: random.Random, weights: dict[str, float]) -> str:
 def _tool_turns(rng: random.Random, messages: list[dict]) -> None:
     """Assistant turns that call tools (one to three calls each, `content` null or a thought), each answered."""
     for turn in range(rng.randint(1, 3)):
-        calls = [
+        calls: list[dict[str, Any]] = [
             {
                 "id": f"call_{rng.getrandbits(48):012x}",
                 "type": "function",

@@ -146,7 +146,9 @@ def parse_line(line: bytes | TooLarge, *, text_chars: int, max_line_bytes: int =
     rules = rules_for(text)
     if rules:
         redact_record(value, rules)
-    extra = unknown_fields(value) if has_unknown else None
-    if extra:
-        extra = json.dumps(redact_value(extra, RULES, secret_keys=True), ensure_ascii=False, sort_keys=True)
-    return Accepted(value, extra or None)
+    unknown = unknown_fields(value) if has_unknown else None
+    if not unknown:
+        return Accepted(value, None)
+    return Accepted(
+        value, json.dumps(redact_value(unknown, RULES, secret_keys=True), ensure_ascii=False, sort_keys=True)
+    )

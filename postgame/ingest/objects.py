@@ -350,6 +350,7 @@ def _segment(part: ParsedObject, batch: list[tuple[int, bytes | TooLarge]], sett
     bulk_ids = iter(bulk.column("session_id").to_pylist() if bulk is not None else ())
     for i, (number, line) in enumerate(batch):
         if in_bulk[i]:
+            assert isinstance(line, bytes)  # only bytes lines are read in bulk (`_bulk`)
             part.numbers.append(number)
             part.session_ids.append(next(bulk_ids))
             part.digests.append(digest(stripped[i]))
@@ -369,6 +370,7 @@ def _segment(part: ParsedObject, batch: list[tuple[int, bytes | TooLarge]], sett
                 continue
             assert isinstance(verdict, Accepted)
             record, extra, raw = verdict.record, verdict.extra, None
+        assert isinstance(line, bytes)  # a TooLarge line takes neither the fast path nor parse_line's Accepted
         part.numbers.append(number)
         part.session_ids.append(record["session_id"])
         part.digests.append(digest(line.strip()))

@@ -134,6 +134,7 @@ class _Run:
                         stats, number, size, verdict.reason, verdict.detail, verdict.text, verdict.truncated
                     )
                 else:
+                    assert isinstance(line, bytes)  # parse_line rejects every TooLarge line
                     self._keep(stats, number, line, verdict)
 
     def _quarantine(
@@ -213,7 +214,9 @@ class _ParallelRun(_Run):
                 self.seen[session_id] = line_digest
                 keep.append(i)
         texts = self._conflict_texts(source, part, conflicts) if conflicts else {}
-        events = [(number, size, verdict) for number, size, verdict in part.rejected]
+        events: list[tuple[int, int, Rejected | int]] = [
+            (number, size, verdict) for number, size, verdict in part.rejected
+        ]
         events += [(part.numbers[i], part.sizes[i], i) for i in conflicts]
         for number, size, verdict in sorted(events, key=lambda e: e[0]):  # the quarantine in line order
             if isinstance(verdict, Rejected):

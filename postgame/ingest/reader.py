@@ -17,11 +17,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from isal import isal_zlib
 
 GZIP_MAGIC = b"\x1f\x8b"
+# isal's stubs declare `isal_zlib.error` an Exception instance; at run time it is the exception class (IsalError).
+_IsalError = cast(type[Exception], isal_zlib.error)
 
 
 class CorruptObject(Exception):
@@ -50,7 +52,7 @@ def _gunzip(chunks: Iterator[bytes], chunk_bytes: int) -> Iterator[bytes]:
             in_member = True
             try:
                 out = decoder.decompress(data, chunk_bytes)  # bounded output: a gzip bomb cannot blow up memory
-            except isal_zlib.error as exc:
+            except _IsalError as exc:
                 raise CorruptObject(f"damaged gzip data: {exc}") from None
             if out:
                 yield out

@@ -141,6 +141,11 @@ def placeholder(kind: str) -> str:
     return f"<REDACTED:{kind}>"
 
 
+def _keep_label(label: str, kind: str) -> Callable[[re.Match[str]], str]:
+    """A `re.sub` replacement: the group `label` kept, followed by the placeholder of `kind`."""
+    return lambda m: m.group(label) + placeholder(kind)
+
+
 def rules_for(line_text: str) -> tuple[Rule, ...]:
     """The rules that may match somewhere in a raw JSON line (usually none)."""
     if "\\u" in line_text:
@@ -155,7 +160,7 @@ def redact_text(text: str, rules: tuple[Rule, ...] = RULES) -> str:
     for rule in rules:
         if rule.guard(text, low):
             if rule.label:
-                text = rule.pattern.sub(lambda m, r=rule: m.group(r.label) + placeholder(r.kind), text)
+                text = rule.pattern.sub(_keep_label(rule.label, rule.kind), text)
             else:
                 text = rule.pattern.sub(placeholder(rule.kind), text)
             low = text.lower()

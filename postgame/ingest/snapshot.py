@@ -58,6 +58,11 @@ class FileRef(BaseModel):
     rows: int
 
 
+def _zero_per_reason() -> dict[str, int]:
+    """Quarantined lines per reason, none yet."""
+    return {reason: 0 for reason in REASONS}
+
+
 class SourceObject(BaseModel):
     """A log object read completely; (key, etag, size) is how a later run knows it was read."""
 
@@ -67,7 +72,7 @@ class SourceObject(BaseModel):
     lines: int = 0
     records: int = 0
     duplicates: int = 0
-    quarantined: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(REASONS, 0))
+    quarantined: dict[str, int] = Field(default_factory=_zero_per_reason)
     skipped_lines: int = Field(0, description="Blank lines and empty JSON objects.")
 
 
@@ -89,7 +94,7 @@ class Counts(BaseModel):
     records_ingested: int = 0
     duplicates: int = 0
     skipped_lines: int = 0
-    quarantined: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(REASONS, 0))
+    quarantined: dict[str, int] = Field(default_factory=_zero_per_reason)
 
     @property
     def quarantined_total(self) -> int:

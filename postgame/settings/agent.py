@@ -92,5 +92,5 @@ class AgentSettings(BaseModel):
     @classmethod
     def _tools(cls, value: object) -> tuple[str, ...]:
         if isinstance(value, (str, list, tuple)):
-            return parse_tools(value)  # type: ignore[arg-type]
+            return parse_tools(value)
         raise ValueError(f"tools must be 'all', a comma-separated string or a list, got {type(value).__name__}")

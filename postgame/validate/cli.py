@@ -19,12 +19,13 @@ def validate(
     """Validate a snapshot against the contract and the previous snapshot; critical failures exit 1."""
     from postgame import runtime
     from postgame.errors import DataValidationError
+    from postgame.validate.report import ValidationReport
     from postgame.validate.run import validate_snapshot
 
     try:
         report = validate_snapshot(snapshot, cfg=runtime.current_config())
     except DataValidationError as exc:
-        if as_json:
+        if as_json and isinstance(exc.report, ValidationReport):  # the gate attaches its report
             typer.echo(exc.report.model_dump_json(indent=2))
         raise
     if as_json:

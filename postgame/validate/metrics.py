@@ -100,9 +100,7 @@ def batch_metrics(table: pa.Table, manifest: SnapshotManifest) -> BatchMetrics:
     return acc.result()
 
 
-def _relative(
-    name: str, metric: str, current: float | None, previous: float | None, bound: Bound, what: str
-) -> BatchCheck:
+def _relative(name: str, metric: str, current: float, previous: float, bound: Bound, what: str) -> BatchCheck:
     factor = 1 + bound.max
     return BatchCheck(
         name=name,

@@ -24,9 +24,10 @@ def main() -> int:
     pytest_args = argv[sep + 1 :]
     for name, (soft, hard) in json.loads(opts["--limits"]).items():
         resource.setrlimit(getattr(resource, "RLIMIT_" + name.upper()), (soft, hard))
-    spec = importlib.util.spec_from_file_location(
-        "pg_results", os.path.join(os.path.dirname(os.path.abspath(__file__)), "pg_results.py")
-    )
+    plugin_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pg_results.py")
+    spec = importlib.util.spec_from_file_location("pg_results", plugin_path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the results plugin {plugin_path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules["pg_results"] = module
     spec.loader.exec_module(module)
