@@ -39,19 +39,12 @@ def simulate_traffic(
     cache = GradeCache(cfg.home / "cache" / "grades")
 
     def attempt(prompts):
-        answers = submit(policy, prompts, cfg.scaffold)
-        if progress:
-            progress(len(answers))
-        return answers
+        return submit(policy, prompts, cfg.scaffold)
 
     def grade(instance, patch):
         return evaluate(instance, patch, repos_dir=None, settings=cfg.eval, cache=cache)
 
-    play = (
-        _agent_play(cfg, policy, seed=cfg.factory.seed if seed is None else seed, progress=progress)
-        if cfg.agent.enabled
-        else None
-    )
+    play = _agent_play(cfg, policy, seed=cfg.factory.seed if seed is None else seed) if cfg.agent.enabled else None
     summary = simulate(
         instances,
         attempt,
@@ -67,12 +60,13 @@ def simulate_traffic(
         usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour,
         grade_workers=cfg.eval.workers or os.cpu_count() or 1,
         prompt_context=cfg.policy.prompt_context,
+        progress=progress,
     )  # the prompt training and evaluation show
     emit_logs_landed(cfg, source=log_source(cfg), objects=len(summary.objects))  # the deployment's event trigger
     return summary
 
 
-def _agent_play(cfg: Config, policy, *, seed: int, progress: Callable[[int], None] | None):
+def _agent_play(cfg: Config, policy, *, seed: int):
     """Episodes of the champion in the environment (sampled turns), its first observation the prompt a single
     answer gets: the traffic of an agent."""
     from evals.agent.batch import play_episodes
@@ -81,7 +75,7 @@ def _agent_play(cfg: Config, policy, *, seed: int, progress: Callable[[int], Non
     factory = policy_factory(cfg, policy.path, f"{policy.name}@{policy.version}", greedy=False, seed=seed)
 
     def play(instances, prompts):
-        records = play_episodes(
+        return play_episodes(
             instances,
             factory,
             agent=cfg.agent,
@@ -90,8 +84,5 @@ def _agent_play(cfg: Config, policy, *, seed: int, progress: Callable[[int], Non
             runner=cfg.runner,
             contexts={i.instance_id: p for i, p in zip(instances, prompts)},
         )
-        if progress:
-            progress(len(records))
-        return records
 
     return play

@@ -268,9 +268,11 @@ def simulate(
     files_for: Callable[[Instance], dict[str, str]] = prompt_files,
     prompt_context: PromptContext = "file",
     play: Play | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> SimulationSummary:
     """Run `sessions` simulated sessions on `tasks` and write them to `store` (see the module docstring). With
-    `play`, the policy acts as an agent: each session is an episode in the environment, logged as schema v2."""
+    `play`, the policy acts as an agent: each session is an episode in the environment, logged as schema v2.
+    `progress(n)` is told each time n more sessions were answered (or played): `sessions` in all."""
     if not tasks:
         raise ValueError("no tasks to simulate: the train split is empty (run `postgame factory build`)")
     start = time.monotonic()
@@ -289,6 +291,8 @@ def simulate(
         for i in range(0, sessions, settings.batch_size):
             records = play(list(chosen[i : i + settings.batch_size]), prompts[i : i + settings.batch_size])
             played += [episode_session(r) for r in records]
+            if progress:
+                progress(len(records))
         logged = played
     else:
         assert attempt is not None and grade is not None, "simulate needs attempt and grade, or play"
@@ -299,6 +303,8 @@ def simulate(
             if len(out) != len(batch):
                 raise ValueError(f"the policy returned {len(out)} generations for {len(batch)} prompts")
             generations += out
+            if progress:
+                progress(len(out))
         patches = [extract_patch(g.text) for g in generations]
         with ThreadPoolExecutor(max_workers=max(1, grade_workers)) as pool:
             grades = list(pool.map(lambda ip: grade(*ip) if ip[1].strip() else None, zip(chosen, patches)))

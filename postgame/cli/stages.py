@@ -75,8 +75,11 @@ def simulate(
     secret_rate: float | None = typer.Option(None, min=0, max=1, help="Share leaking a fake secret."),
     as_json: bool = typer.Option(False, "--json", help="The summary (planted counts included) as JSON."),
 ) -> None:
-    """The champion attempts train tasks; the harness grades them; each attempt becomes a production log record."""
+    """The champion attempts train tasks; the harness grades them; each attempt becomes a production log record.
+
+    While it runs, a progress bar over the sessions answered on stderr (on a terminal, without --json)."""
     from models.traffic import simulate_traffic
+    from postgame.console import progress_bar
 
     cfg = runtime.current_config()
     knobs = {
@@ -89,7 +92,10 @@ def simulate(
         if v is not None
     }
     settings = cfg.factory.simulate.model_copy(update=knobs)
-    summary = simulate_traffic(cfg, sessions=sessions, seed=seed, settings=settings)
+    with progress_bar("simulate", sessions, enabled=not as_json) as tell:
+        summary = simulate_traffic(
+            cfg, sessions=sessions, seed=seed, settings=settings, progress=lambda n: tell("sessions answered", n)
+        )
     if as_json:
         echo_json(summary.to_dict())
         return
