@@ -173,10 +173,14 @@ def promote(
     version: str | None = typer.Option(None, "--version", help="A registered version to evaluate again."),
     as_json: bool = typer.Option(False, "--json", help="Print the decision with its reasons and figures."),
 ) -> None:
-    """Evaluate a candidate (a training run, or a registered version) against the champion and apply the gate."""
-    from models.evaluate import evaluate_candidate, evaluate_version
+    """Evaluate a candidate (a training run, or a registered version) against the champion and apply the gate.
+
+    While it grades, a progress bar over the instances graded (candidate, then champion) on stderr (on a terminal,
+    without --json)."""
+    from models.evaluate import evaluate_candidate, evaluate_version, evaluation_size
     from models.promote import promote_candidate, promote_version
     from models.train import load_candidate
+    from postgame.console import progress_bar
 
     if (run_id is None) == (version is None):
         raise typer.BadParameter("give exactly one of --run-id RUN or --version V")
@@ -184,7 +188,8 @@ def promote(
     with quiet_stdout(as_json):
         if run_id is not None:
             candidate = load_candidate(cfg, run_id)
-            evaluation = evaluate_candidate(cfg, candidate)
+            with progress_bar("promote", evaluation_size(cfg), enabled=not as_json) as tell:
+                evaluation = evaluate_candidate(cfg, candidate, progress=tell)
             result = promote_candidate(cfg, candidate, evaluation)
         else:
             from models import registry
@@ -192,7 +197,9 @@ def promote(
             champion = registry.champion_version(cfg)
             if champion is not None and champion.version == str(version):
                 raise typer.BadParameter(f"v{version} is already champion")
-            evaluation = evaluate_version(cfg, str(version))
+            size = evaluation_size(cfg, exclude_version=str(version))
+            with progress_bar("promote", size, enabled=not as_json) as tell:
+                evaluation = evaluate_version(cfg, str(version), progress=tell)
             result = promote_version(cfg, str(version), evaluation)
     if as_json:
         echo_json(
