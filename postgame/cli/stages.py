@@ -119,10 +119,13 @@ def train(
         False, "--json", help="Print one JSON object: run id, model URI, final metrics with their baselines, cost."
     ),
 ) -> None:
-    """Curate snapshots and train a candidate policy on them (TRL), tracked in MLflow; resumes a killed run."""
+    """Curate snapshots and train a candidate policy on them (TRL), tracked in MLflow; resumes a killed run.
+
+    While it trains, a progress bar over the training steps on stderr (on a terminal, without --json)."""
     from evals.factory.instances import split_map
     from models.train import SUMMARY_METRICS, get_trainer, new_training_run, train_candidate
     from postgame import ledger
+    from postgame.console import progress_bar
     from postgame.curate import curate_snapshots
 
     cfg = runtime.current_config()
@@ -141,7 +144,11 @@ def train(
         raise typer.Exit(1)
     with quiet_stdout(as_json):
         dataset = curate_snapshots(cfg, snapshots, split_map(cfg))
-        candidate = train_candidate(cfg, dataset, new_training_run(cfg, f"train-{snapshots[-1][:8]}"))
+        with progress_bar("train", cfg.train.max_steps, enabled=not as_json) as tell:
+            tell("loading the parent policy", 0)
+            candidate = train_candidate(
+                cfg, dataset, new_training_run(cfg, f"train-{snapshots[-1][:8]}"), progress=tell
+            )
     if as_json:
         echo_json(
             {
