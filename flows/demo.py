@@ -15,7 +15,6 @@ warnings, TRL's per-step logs, Prefect's task logs and MLflow's run links go to 
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,8 +23,6 @@ from typing import TextIO
 
 from postgame.config import Config
 from postgame.errors import PostgameError
-
-CYCLE_STAGES = ("open-cycle-run", "ingest", "validate", "curate", "train", "evaluate", "promote", "report")
 
 
 def demo_traffic(cfg: Config):
@@ -95,21 +92,10 @@ class _Bar:
     def say(self, text: str) -> None:
         self.progress.update(self.task_id, description=f"{self.title}: {text[:70]}")
 
-
-class _StageWatcher(logging.Handler):
-    """Follows a cycle's Prefect task runs ("Finished in state ...") to move its progress bar from stage to stage."""
-
-    def __init__(self, bar: _Bar):
-        super().__init__(logging.INFO)
-        self.bar = bar
-
-    def emit(self, record: logging.LogRecord) -> None:
-        name = str(getattr(record, "task_run_name", "")).rsplit("-", 1)[0]
-        if name in CYCLE_STAGES and record.getMessage().startswith("Finished in state"):
-            self.bar.advance()
-            following = CYCLE_STAGES.index(name) + 1
-            if following < len(CYCLE_STAGES):
-                self.bar.say(CYCLE_STAGES[following])
+    def tell(self, text: str, done: int = 0) -> None:
+        """`postgame.console.progress_bar`'s `tell`: what runs now, and how much was just done."""
+        self.advance(done)
+        self.say(text)
 
 
 def cycle_block(report) -> list[str]:
@@ -164,7 +150,7 @@ def _run(
     cfg: Config, cycles: int, sessions: int, keep_up: bool, config_path: str | None, screen: Screen, log_path: Path
 ):
     from evals.factory.build import build_tasks
-    from flows.cycle import run_cycle
+    from flows.cycle import CYCLE_STAGES, following_stages, run_cycle
     from infra.stack import down, up
     from models.traffic import simulate_traffic
     from postgame.report import history, measured_chance, write_report
@@ -180,26 +166,20 @@ def _run(
             bar.outcome = built.summary()
         with screen.step("champion") as bar:
             bar.outcome = bootstrap_base(cfg)
-        watcher = None
-        prefect_logger = logging.getLogger("prefect.task_runs")
         for n in range(1, cycles + 1):
             with screen.step(f"cycle {n}/{cycles} traffic", total=sessions) as bar:
                 traffic = simulate_traffic(cfg, sessions=sessions, settings=demo_traffic(cfg), progress=bar.advance)
                 bar.outcome = f"{traffic.sessions} sessions, {traffic.outcomes.get('resolved', 0)} resolved"
             with screen.step(f"cycle {n}/{cycles}", total=len(CYCLE_STAGES)) as bar:
-                watcher = _StageWatcher(bar)
-                prefect_logger.addHandler(watcher)
-                bar.say(CYCLE_STAGES[0])
                 try:
-                    report = run_cycle(config_path, source=None)
+                    with following_stages(bar.tell):
+                        report = run_cycle(config_path, source=None)
                     bar.outcome = f"cycle {report.cycle} of the experiment, " + (
                         "promoted" if report.promoted else report.status
                     )
                 except PostgameError as exc:  # a failed gate stops this cycle, not the demo
                     bar.outcome = f"stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
                     continue
-                finally:
-                    prefect_logger.removeHandler(watcher)
             reports.append(report)
             for text in cycle_block(report):
                 screen.line(text)

@@ -25,17 +25,24 @@ def cycle(
 ) -> None:
     """Run one continuous-training cycle: ingest, validate, curate, train, evaluate, promote, report.
 
-    Prints the Prefect flow run (id and URL), each stage's outcome, the decision, the cost and intelligence per
+    While it runs, a progress bar over the stages on stderr (on a terminal, without --json). Then prints the
+    Prefect flow run (id and URL), each stage's outcome, the decision, the cost and intelligence per
     dollar; library output goes to <home>/<demo.log_file>. A failed cycle prints one `error:` line and where its
     traceback was written (<home>/logs/error-*.log); Prefect's own logs of it stay in the log file and the UI."""
-    from flows.cycle import run_cycle
+    from flows.cycle import CYCLE_STAGES, following_stages, run_cycle
     from postgame.cli.failures import report_unexpected
-    from postgame.console import library_output_to
+    from postgame.console import library_output_to, progress_bar, terminal_stderr
     from postgame.errors import ConfigError
 
     cfg = runtime.current_config()
     try:
-        with library_output_to(cfg.home / cfg.demo.log_file):
+        # the bar's stream is opened before library output leaves for the log file: the bar stays on the terminal
+        with (
+            terminal_stderr() as err,
+            progress_bar("cycle", len(CYCLE_STAGES), enabled=not as_json, file=err) as tell,
+            library_output_to(cfg.home / cfg.demo.log_file),
+            following_stages(tell),
+        ):
             report = run_cycle(runtime.config_path_arg(), source=source)
     except ConfigError:
         raise
