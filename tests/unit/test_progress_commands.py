@@ -95,3 +95,11 @@ def test_simulate_json_draws_no_bar(terminal, monkeypatch, capsys, cli_home):
     code, out, err = postgame_inprocess(monkeypatch, capsys, "simulate", "--sessions", "3", "--json")
     assert code == 0 and json.loads(out)["sessions"] == 3
     assert err == ""
+
+
+def test_report_names_its_phase_on_a_terminal_and_nothing_under_json(terminal, monkeypatch, capsys, cli_home):
+    """`postgame report` reads the cycles from MLflow and draws charts (about 10 s): a spinner with the phase."""
+    code, out, err = postgame_inprocess(monkeypatch, capsys, "report")
+    assert code == 0 and "report: writing the report and its charts" in err
+    code, out, err = postgame_inprocess(monkeypatch, capsys, "report", "--json")
+    assert code == 0 and json.loads(out)["cycles"] == [] and "report:" not in err
