@@ -16,7 +16,7 @@ warnings, TRL's per-step logs, Prefect's task logs and MLflow's run links go to 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -49,53 +49,46 @@ def bootstrap_base(cfg: Config) -> str:
 
 
 class Screen:
-    """What the user sees: short lines, and a progress bar while a step runs (rich, on the real terminal)."""
+    """What the user sees: short lines, and while a step runs the progress bar every command shows
+    (`postgame.console.progress_bar`) on the real terminal; not a terminal (a CI log, a pipe): just the line when
+    the step ends."""
 
     def __init__(self, terminal: TextIO):
         from rich.console import Console
 
+        self.terminal = terminal
         self.console = Console(file=terminal, highlight=False, soft_wrap=True)
 
     def line(self, text: str = "") -> None:
         self.console.print(text, markup=False)
 
     @contextmanager
-    def step(self, title: str, total: float | None = None) -> Iterator[_Bar]:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    def step(self, title: str, total: int | None = None) -> Iterator[_Bar]:
+        from postgame.console import progress_bar
 
-        columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=24)]
-        columns += [MofNCompleteColumn()] if total else []
         started = time.monotonic()
-        # Not a terminal (a CI log, a pipe): no live bar, just the line when the step ends.
-        # redirect_*=False: what libraries print while the bar runs stays in the log file, not above the bar.
-        with Progress(
-            *columns,
-            TimeElapsedColumn(),
-            console=self.console,
-            transient=True,
-            disable=not self.console.is_terminal,
-            redirect_stdout=False,
-            redirect_stderr=False,
-        ) as progress:
-            bar = _Bar(progress, progress.add_task(title, total=total), title)
+        with progress_bar(title, total, enabled=True, file=self.terminal) as tell:
+            bar = _Bar(tell)
             yield bar
         self.line(f"{title}: {bar.outcome or 'done'} ({time.monotonic() - started:.0f}s)")
 
 
 class _Bar:
-    def __init__(self, progress, task_id, title: str):
-        self.progress, self.task_id, self.title, self.outcome = progress, task_id, title, ""
+    """A step's bar as the demo drives it: `advance(n)` (traffic), `say(text)` (stack, task world), `tell(text, n)`
+    (the cycle's stages); `outcome` is the step's closing line."""
 
-    def advance(self, n: float = 1) -> None:
-        self.progress.advance(self.task_id, n)
+    def __init__(self, tell: Callable[[str, int], None]):
+        self._tell, self.text, self.outcome = tell, "", ""
+
+    def advance(self, n: int = 1) -> None:
+        self._tell(self.text, n)
 
     def say(self, text: str) -> None:
-        self.progress.update(self.task_id, description=f"{self.title}: {text[:70]}")
+        self.tell(text)
 
     def tell(self, text: str, done: int = 0) -> None:
-        """`postgame.console.progress_bar`'s `tell`: what runs now, and how much was just done."""
-        self.advance(done)
-        self.say(text)
+        self.text = text[:70]
+        self._tell(self.text, done)
 
 
 def cycle_block(report) -> list[str]:

@@ -63,7 +63,7 @@ def progress_bar(
         task = progress.add_task(title, total=total)
 
         def tell(text: str, done: int = 0) -> None:
-            progress.update(task, description=f"{title}: {text}", advance=done)
+            progress.update(task, description=f"{title}: {text}" if text else title, advance=done)
 
         yield tell
 

@@ -68,3 +68,26 @@ def test_terminal_stderr_stays_on_the_terminal_while_fd_2_goes_elsewhere(tmp_pat
         err.write("the bar\n")
     assert capfd.readouterr().err == "the bar\n"
     assert "a library's warning" in (tmp_path / "library.log").read_text()
+
+
+def test_the_demo_draws_the_same_bar_and_closes_each_step_with_one_line(terminal):
+    from flows.demo import Screen
+
+    with Screen(terminal).step("cycle 1/3 traffic", total=4) as bar:
+        bar.advance(1)
+        bar.outcome = "4 sessions"
+    text = drawn(terminal)
+    assert "1/4" in text and re.search(r"left (-:--:--|\d+:\d\d:\d\d)", text)
+    assert text.rstrip().endswith("cycle 1/3 traffic: 4 sessions (0s)")
+
+
+def test_off_a_terminal_the_demo_prints_each_steps_line_alone(monkeypatch):
+    from flows.demo import Screen
+
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE"):
+        monkeypatch.delenv(name, raising=False)
+    log = io.StringIO()
+    with Screen(log).step("task world") as bar:
+        bar.say("building")
+        bar.outcome = "built"
+    assert log.getvalue() == "task world: built (0s)\n"
