@@ -103,3 +103,22 @@ def test_report_names_its_phase_on_a_terminal_and_nothing_under_json(terminal, m
     assert code == 0 and "report: writing the report and its charts" in err
     code, out, err = postgame_inprocess(monkeypatch, capsys, "report", "--json")
     assert code == 0 and json.loads(out)["cycles"] == [] and "report:" not in err
+
+
+def eval_run(monkeypatch, capsys, tmp_path, *flags: str) -> tuple[int, str, str]:
+    tiny = calc_instance(tmp_path)
+    (tmp_path / "i.jsonl").write_text(tiny.instance.model_dump_json() + "\n")
+    gold = {"instance_id": tiny.instance.instance_id, "model_name_or_path": "gold", "model_patch": tiny.gold}
+    (tmp_path / "p.jsonl").write_text(json.dumps(gold) + "\n")
+    args = ["--instances", str(tmp_path / "i.jsonl"), "--predictions", str(tmp_path / "p.jsonl")]
+    args += ["--repos", str(tiny.repos_dir), "--out", str(tmp_path / "out"), "--timeout", "60"]
+    return postgame_inprocess(monkeypatch, capsys, "eval", "run", *args, *flags)
+
+
+def test_eval_run_draws_its_bar_on_a_terminal_and_none_under_json(terminal, monkeypatch, capsys, cli_home, tmp_path):
+    code, out, err = eval_run(monkeypatch, capsys, tmp_path / "a")
+    assert code == 0 and out.startswith("resolved 1/1")
+    assert "eval: 1 resolved" in err and "1/1" in err
+    code, out, err = eval_run(monkeypatch, capsys, tmp_path / "b", "--json")
+    assert code == 0 and json.loads(out)["resolved_instances"] == 1
+    assert "eval:" not in err
