@@ -161,7 +161,7 @@ def _run(
             bar.outcome = bootstrap_base(cfg)
         for n in range(1, cycles + 1):
             with screen.step(f"cycle {n}/{cycles} traffic", total=sessions) as bar:
-                traffic = simulate_traffic(cfg, sessions=sessions, settings=demo_traffic(cfg), progress=bar.advance)
+                traffic = simulate_traffic(cfg, sessions=sessions, settings=demo_traffic(cfg), progress=bar.tell)
                 bar.outcome = f"{traffic.sessions} sessions, {traffic.outcomes.get('resolved', 0)} resolved"
             with screen.step(f"cycle {n}/{cycles}", total=len(CYCLE_STAGES)) as bar:
                 try:

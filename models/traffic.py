@@ -23,10 +23,10 @@ def simulate_traffic(
     seed: int | None = None,
     settings: SimulatorSettings | None = None,
     now: datetime | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[str, int], None] | None = None,
 ) -> SimulationSummary:
-    """The champion's traffic, logged under `factory.simulate.log_prefix` of the store; `progress(n)` is told each
-    time the champion has answered n more sessions."""
+    """The champion's traffic, logged under `factory.simulate.log_prefix` of the store; `progress(text, n)` as in
+    `evals.factory.simulate.simulate` (n more sessions answered, `sessions` in all)."""
     from evals.factory.instances import load_split
     from evals.harness import GradeCache, evaluate
     from models.answer import submit

@@ -100,9 +100,7 @@ def simulate(
     }
     settings = cfg.factory.simulate.model_copy(update=knobs)
     with progress_bar("simulate", sessions, enabled=not as_json) as tell:
-        summary = simulate_traffic(
-            cfg, sessions=sessions, seed=seed, settings=settings, progress=lambda n: tell("sessions answered", n)
-        )
+        summary = simulate_traffic(cfg, sessions=sessions, seed=seed, settings=settings, progress=tell)
     if as_json:
         echo_json(summary.to_dict())
         return

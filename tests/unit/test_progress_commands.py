@@ -76,9 +76,9 @@ def test_agent_replay_json_draws_no_bar(terminal, monkeypatch, capsys, cli_home,
 
 def fake_traffic(cfg, *, sessions, seed, settings, progress=None):
     """The champion's traffic without a champion: tells progress as simulate_traffic does, one batch a session."""
-    for _ in range(sessions):
+    for n in range(1, sessions + 1):
         if progress:
-            progress(1)
+            progress(f"{n} answered", 1)
     empty = {"parse": 0, "schema": 0}
     return SimulationSummary(sessions, sessions, 0, empty, {}, {}, {}, {"resolved": sessions}, [], "tiny", "1")
 
@@ -87,7 +87,7 @@ def test_simulate_draws_its_bar_out_of_the_sessions_on_a_terminal(terminal, monk
     monkeypatch.setattr("models.traffic.simulate_traffic", fake_traffic)
     code, out, err = postgame_inprocess(monkeypatch, capsys, "simulate", "--sessions", "3")
     assert code == 0 and out.startswith("3 sessions by tiny@1")
-    assert "simulate: sessions answered" in err and "3/3" in err
+    assert "simulate: 3 answered" in err and "3/3" in err
 
 
 def test_simulate_json_draws_no_bar(terminal, monkeypatch, capsys, cli_home):
