@@ -24,11 +24,12 @@ def quiet_stdout(as_json: bool) -> contextlib.AbstractContextManager:
 def progress_bar(
     title: str, total: int | None, *, enabled: bool, file: TextIO | None = None
 ) -> Iterator[Callable[[str, int], None]]:
-    """A progress bar on stderr while the block runs (rich, as the demo's); yields `tell(text, done)`, which shows
-    what runs now beside the title and advances the bar by `done` of `total`, with the time left once some is done.
-    `total` None (not known up front): a spinner with the elapsed time. Off, `tell` doing nothing, when not
-    `enabled` (--json) or when stderr is not a terminal (a CI log, a pipe): there only the command's lines appear.
-    `file`: where the bar goes instead of stderr (`terminal_stderr()` while library output is redirected)."""
+    """A progress bar on stderr while the block runs (rich; every long command and the demo draw this one); yields
+    `tell(text, done)`, which shows what runs now beside the title and advances the bar by `done` of `total`, with
+    the time left once some is done. `total` None (not known up front): a spinner with the elapsed time. Off, `tell`
+    doing nothing, when not `enabled` (--json) or when stderr is not a terminal (a CI log, a pipe): there only the
+    command's lines appear. `file`: where the bar goes instead of stderr (`terminal_stderr()` while library output
+    is redirected)."""
     from rich.console import Console
 
     console = Console(file=file, stderr=file is None, highlight=False, soft_wrap=True)
