@@ -28,7 +28,7 @@ sandbox:
 demo: $(STAMP)
 	$(BIN)/postgame demo
 
-# The house rules that tooling can check: the formatter, lint, the import layers (README "Layout"), types of the core.
+# The house rules that tooling can check: the formatter, lint, the import layers (CONTRIBUTING.md), types of the core.
 lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .

@@ -2,27 +2,32 @@
 
     postgame demo [--cycles N] [--sessions N] [--no-keep-up]
 
-1. the local stack (Prefect, MLflow, SeaweedFS S3) — started unless it runs;
+1. the local stack (Prefect, MLflow, SeaweedFS S3) and the deployment `continuous-cycle/continuous` served by its
+   runner (`postgame up --serve`) — started unless it runs;
 2. the task world — built once (deterministic from `factory.seed`), its environments in S3;
 3. the champion — unless one serves, the base policy shipped in `models/base/` (or `policy.base_model`),
    registered as the first version;
-4. `demo.cycles` rounds of: production traffic from the champion → one continuous-training cycle;
+4. `demo.cycles` rounds of: production traffic from the champion → one continuous-training cycle, started as a flow
+   run of the deployment (reason `demo`), so the Prefect UI's Deployments page shows the schedule, the runs and the
+   one-at-a-time limit afterwards;
 5. the report across the cycles (markdown + charts) and the URLs to open.
 
 The console gets one line per step (with a progress bar while it runs) and one short block per cycle; library
-warnings, TRL's per-step logs, Prefect's task logs and MLflow's run links go to `<home>/<demo.log_file>`.
+warnings and TRL's per-step logs go to `<home>/<demo.log_file>`; the cycles' own output (they run in the
+deployment's runner) to `<home>/logs/serve.log` and their flow runs' logs in the Prefect UI.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
 from postgame.config import Config
-from postgame.errors import PostgameError
+from postgame.errors import CycleFailed
 
 
 def demo_traffic(cfg: Config):
@@ -74,20 +79,23 @@ class Screen:
 
 
 class _Bar:
-    """A step's bar as the demo drives it: `advance(n)` (traffic), `say(text)` (stack, task world), `tell(text, n)`
-    (the cycle's stages); `outcome` is the step's closing line."""
+    """A step's bar as the demo drives it: `advance(n)` (traffic), `say(text)` (stack, task world), `set(n)` (the
+    cycle's stages done so far), `tell(text, n)`; `outcome` is the step's closing line."""
 
     def __init__(self, tell: Callable[[str, int], None]):
-        self._tell, self.text, self.outcome = tell, "", ""
+        self._tell, self.text, self.done, self.outcome = tell, "", 0, ""
 
     def advance(self, n: int = 1) -> None:
-        self._tell(self.text, n)
+        self.tell(self.text, n)
+
+    def set(self, completed: int) -> None:
+        self.tell(self.text, completed - self.done)
 
     def say(self, text: str) -> None:
         self.tell(text)
 
     def tell(self, text: str, done: int = 0) -> None:
-        self.text = text[:70]
+        self.text, self.done = text[:70], self.done + done
         self._tell(self.text, done)
 
 
@@ -143,7 +151,8 @@ def _run(
     cfg: Config, cycles: int, sessions: int, keep_up: bool, config_path: str | None, screen: Screen, log_path: Path
 ):
     from evals.factory.build import build_tasks
-    from flows.cycle import CYCLE_STAGES, following_stages, run_cycle
+    from flows.cycle import CYCLE_STAGES
+    from flows.deploy import deployment_name, trigger
     from infra.stack import down, up
     from models.traffic import simulate_traffic
     from postgame.report import history, measured_chance, write_report
@@ -152,26 +161,30 @@ def _run(
     reports = []
     try:
         with screen.step("local stack") as bar:
-            up(cfg, log=bar.say)
-            bar.outcome = "Prefect, MLflow and SeaweedFS S3 up on loopback"
+            up(cfg, log=bar.say, serve=True, config_file=config_path)
+            bar.outcome = f"Prefect, MLflow, SeaweedFS S3 and the deployment {deployment_name(cfg)} up on loopback"
         with screen.step("task world") as bar:
             built = build_tasks(cfg, progress=bar.say)
             bar.outcome = built.summary()
         with screen.step("champion") as bar:
             bar.outcome = bootstrap_base(cfg)
+        demo_key = uuid.uuid4().hex[:8]  # one demo's cycles: a retried trigger never starts a second run
         for n in range(1, cycles + 1):
             with screen.step(f"cycle {n}/{cycles} traffic", total=sessions) as bar:
-                traffic = simulate_traffic(cfg, sessions=sessions, settings=demo_traffic(cfg), progress=bar.tell)
+                traffic = simulate_traffic(
+                    cfg, sessions=sessions, settings=demo_traffic(cfg), progress=bar.tell, announce=False
+                )
                 bar.outcome = f"{traffic.sessions} sessions, {traffic.outcomes.get('resolved', 0)} resolved"
             with screen.step(f"cycle {n}/{cycles}", total=len(CYCLE_STAGES)) as bar:
-                try:
-                    with following_stages(bar.tell):
-                        report = run_cycle(config_path, source=None)
-                    bar.outcome = f"cycle {report.cycle} of the experiment, " + (
+                try:  # a flow run of the deployment, as a schedule, the API or an event would start it
+                    run = trigger(cfg, reason="demo", idempotency_key=f"demo-{demo_key}-{n}")
+                    bar.say(f"flow run {run.name}: queued")
+                    report = deployment_cycle(cfg, run.id, bar)
+                    bar.outcome = f"cycle {report.cycle} of the experiment (flow run {run.name}), " + (
                         "promoted" if report.promoted else report.status
                     )
-                except PostgameError as exc:  # a failed gate stops this cycle, not the demo
-                    bar.outcome = f"stopped: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+                except CycleFailed as exc:  # a failed gate stops this cycle, not the demo
+                    bar.outcome = f"stopped: {str(exc).splitlines()[0][:200]}"
                     continue
             reports.append(report)
             for text in cycle_block(report):
@@ -180,12 +193,53 @@ def _run(
             written = write_report(history(cfg), cfg.home / "report", measured_chance(cfg))
             bar.outcome = str(written.markdown)
     except BaseException:
-        screen.line(f"demo stopped; the details are in {log_path}")
+        screen.line(f"demo stopped; the details are in {log_path} and {cfg.home / 'logs'}")
         if not keep_up:
             down(cfg, log=lambda *_: None)
         raise
     _epilogue(cfg, screen, reports, written, keep_up)
     return reports
+
+
+def deployment_cycle(cfg: Config, run_id: str, bar: _Bar):
+    """Follow a cycle's flow run of the deployment to its end (the bar moves stage by stage) and return its report
+    (as the cycle recorded it in MLflow). Raises CycleFailed when the run ends any other way, with its error."""
+    from flows.cycle import CYCLE_STAGES
+    from flows.deploy import wait_for_run
+    from postgame.report import history
+
+    def on_tasks(names: list[str]) -> None:
+        done = {name.rsplit("-", 1)[0] for name in names} & set(CYCLE_STAGES)
+        bar.set(len(done))
+        following = next((stage for stage in CYCLE_STAGES if stage not in done), None)
+        if following:
+            bar.say(following)
+
+    final = wait_for_run(cfg, run_id, on_tasks=on_tasks)
+    message = ((final.get("state") or {}).get("message") or "").removeprefix("Flow run encountered an exception: ")
+    if final["state_type"] != "COMPLETED":
+        raise CycleFailed(f"flow run {final['name']} {final['state_name'].lower()}: {message or 'no message'}")
+    report = next((r for r in reversed(history(cfg)) if r.flow_run_id == run_id), None)
+    if report is None:
+        raise CycleFailed(f"flow run {final['name']} completed without a cycle report: {message or 'no message'}")
+    return report
+
+
+def trigger_lines(cfg: Config) -> list[str]:
+    """Where the deployment is and how to start one more cycle of it: the UI, the CLI, the REST call."""
+    from flows.deploy import api_url, deployment_info
+
+    info = deployment_info(cfg, runs=0)
+    if info is None:
+        return []
+    schedule = ", ".join(info.schedules) or "no schedule"
+    auth = " -u USER:PASSWORD" if cfg.operate.auth.enabled else ""
+    return [
+        f"Deployment: {info.name} ({schedule}; one cycle at a time: {info.concurrency}) {info.url}",
+        "one more cycle: the Run button on that page, `postgame trigger`, or",
+        f"  curl{auth} -X POST {api_url(cfg)}/deployments/{info.id}/create_flow_run "
+        """-H 'Content-Type: application/json' -d '{"parameters": {"reason": "api"}}'""",
+    ]
 
 
 def _epilogue(cfg: Config, screen: Screen, reports, written, keep_up: bool) -> None:
@@ -208,6 +262,8 @@ def _epilogue(cfg: Config, screen: Screen, reports, written, keep_up: bool) -> N
         screen.line(f"MLflow UI:  {mlflow_url}/#/models/{cfg.tracking.registered_model}")
     screen.line("lineage:    postgame lineage champion   |   report again: postgame report --out DIR")
     if keep_up:
+        for text in trigger_lines(cfg):
+            screen.line(text)
         screen.line("The stack stays up to browse; stop it with: postgame down")
     else:
         from prefect.logging.handlers import APILogWorker

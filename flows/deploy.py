@@ -2,7 +2,7 @@
 
     postgame serve               # a long-running process that registers the deployment and runs its flow runs
     postgame up --serve          # the same, as a service of the local stack
-    prefect deploy --all         # the same deployment on a work pool (prefect.yaml; see the README)
+    prefect deploy --all         # the same deployment on a work pool (prefect.yaml; see docs/operation.md)
 
 The deployment is `continuous-cycle/<operate.deployment>` and shows in the Prefect UI's Deployments page, where its
 schedule can be edited and paused. What starts a run:
@@ -22,6 +22,7 @@ claimed by the cycle that works on them (`postgame.ledger.claim`), so a cycle st
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -139,7 +140,7 @@ class DeploymentInfo:
         return asdict(self)
 
 
-def _api_url(cfg: Config) -> str | None:
+def api_url(cfg: Config) -> str | None:
     """The stack's Prefect API as `postgame up` recorded it (no probing of the other services: status stays quick)."""
     prefect = ((runtime.recorded_stack(cfg) or {}).get("services") or {}).get("prefect")
     return prefect["url"] + "/api" if prefect else None
@@ -148,14 +149,14 @@ def _api_url(cfg: Config) -> str | None:
 def _api(cfg: Config):
     import httpx
 
-    api = _api_url(cfg)
+    api = api_url(cfg)
     if not api:
         raise PostgameError("no Prefect server: start the stack with `postgame up --serve`")
     return httpx.Client(base_url=api + "/", auth=runtime.prefect_auth(cfg), timeout=cfg.operate.service_timeout_s)
 
 
 def _ui(cfg: Config) -> str:
-    return (_api_url(cfg) or "").removesuffix("/api")
+    return (api_url(cfg) or "").removesuffix("/api")
 
 
 def deployment_info(cfg: Config, *, runs: int = 5) -> DeploymentInfo | None:
@@ -205,7 +206,7 @@ ACTIVE = ("RUNNING", "PENDING", "CANCELLING")
 
 
 def trigger(cfg: Config, *, reason: str, idempotency_key: str | None = None) -> RunInfo:
-    """Start a cycle through the deployment (the REST call the README's curl makes). With `operate.concurrency:
+    """Start a cycle through the deployment (the REST call docs/operation.md's curl makes). With `operate.concurrency:
     refuse` and a cycle already running, raise instead of queueing.
 
     A Prefect server that is unreachable or answers 5xx/429 is asked again (`operate.retries` times, backoff from
@@ -248,6 +249,50 @@ def trigger(cfg: Config, *, reason: str, idempotency_key: str | None = None) -> 
     )
 
 
+FINAL = ("COMPLETED", "FAILED", "CRASHED", "CANCELLED")
+
+
+def wait_for_run(
+    cfg: Config,
+    run_id: str,
+    *,
+    on_tasks: Callable[[list[str]], None] | None = None,
+    poll_s: float = 2.0,
+) -> dict:
+    """Wait until a flow run of the deployment ends; return it as the API has it (`state_type`, `state_name`,
+    `state.message`). `on_tasks(names)` is told the names of its completed task runs at each poll (a progress bar).
+    Raises ServiceUnavailable when the deployment's runner stops serving while the run has not ended (the run would
+    wait for ever), naming its log."""
+    import time
+
+    from infra.stack import RUNNER, healthy
+
+    runner = ((runtime.recorded_stack(cfg) or {}).get("services") or {}).get(RUNNER) or {}
+    misses = 0  # consecutive polls the runner did not answer: a busy moment is not a dead runner
+    with _api(cfg) as api:
+        while True:
+            run = api.get(f"flow_runs/{run_id}").raise_for_status().json()
+            if on_tasks is not None:
+                tasks = api.post(
+                    "task_runs/filter",
+                    json={
+                        "flow_runs": {"id": {"any_": [run_id]}},
+                        "task_runs": {"state": {"type": {"any_": ["COMPLETED"]}}},
+                    },
+                )
+                on_tasks([t["name"] for t in tasks.raise_for_status().json()])
+            if run["state_type"] in FINAL:
+                return run
+            misses = misses + 1 if runner.get("url") and not healthy(runner["url"] + "/health") else 0
+            if misses >= 3:
+                raise ServiceUnavailable(
+                    f"the deployment's runner stopped serving while flow run {run['name']} was {run['state_name']}: "
+                    f"see {cfg.home / 'logs' / f'{RUNNER}.log'}; start it again with `postgame up --serve`",
+                    service=RUNNER,
+                )
+            time.sleep(poll_s)
+
+
 def _create_flow_run(cfg: Config, deployment_id: str, reason: str, key: str) -> dict:
     with _api(cfg) as api:
         resp = api.post(
@@ -267,7 +312,7 @@ def _trigger_failure(cfg: Config, exc: Exception, *, tries: int) -> Exception:
 
     if isinstance(exc, PostgameError):
         return exc
-    where = f"the Prefect server at {_api_url(cfg)}"
+    where = f"the Prefect server at {api_url(cfg)}"
     if is_transient(exc):
         what = (
             f"answered {exc.response.status_code} {exc.response.reason_phrase}"

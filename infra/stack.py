@@ -162,7 +162,7 @@ def service_specs(cfg: Config, *, auth: bool = False, config_file: str | None = 
             sys.executable,
             "-m",
             "postgame",
-            *(["--config", config_file] if config_file else []),
+            *(["--config", str(Path(config_file).absolute())] if config_file else []),
             "serve",
             "--health",
         ],
@@ -173,6 +173,8 @@ def service_specs(cfg: Config, *, auth: bool = False, config_file: str | None = 
             "PREFECT_HOME": str(home / "prefect-client"),
             "PREFECT_RUNNER_SERVER_HOST": host,
             "PREFECT_RUNNER_SERVER_PORT": str(runner_port),
+            "PREFECT_RUNNER_POLL_FREQUENCY": "2",  # a triggered cycle starts within 2 s, not Prefect's 10
+            "POSTGAME_HOME": str(home),  # its cwd is home: without this, a config without `home:` would nest one
         },
         url=f"http://{host}:{runner_port}",
         health_url=f"http://{host}:{runner_port}/health",

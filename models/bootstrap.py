@@ -1,7 +1,7 @@
 """The base policy: a small Qwen2 pre-trained on local code, then taught to answer an issue with a repair.
 
     postgame bootstrap [--from-scratch] [--json]              # load (or rebuild) the base, evaluate it, make it champion
-    nice -n 10 python scripts/build_base.py --out models/base  # rebuild the shipped checkpoint (~50 min on 2 cores)
+    nice -n 10 python scripts/build_base.py --out models/base  # rebuild the shipped checkpoint (~66 min on 2 shared cores)
 
 The recipe reads top to bottom (`build_base`):
 1. data: the corpus (standard library subset + train-split seed projects, never eval or holdout), the held-out bugs

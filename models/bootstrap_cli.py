@@ -36,7 +36,7 @@ SPLITS = ("indomain", "eval", "holdout")
 
 def bootstrap(
     from_scratch: bool = typer.Option(
-        False, "--from-scratch", help="Rebuild the base even when the shipped one matches (~50 min)."
+        False, "--from-scratch", help="Rebuild the base even when the shipped one matches (~1 h on 2 cores)."
     ),
     k: int = typer.Option(4, "--k", min=1, help="Sampled completions per task for pass@k (1 = greedy only)."),
     limit: int = typer.Option(0, "--limit", min=0, help="Score only the first N tasks of each split (0 = all)."),

@@ -24,9 +24,12 @@ def simulate_traffic(
     settings: SimulatorSettings | None = None,
     now: datetime | None = None,
     progress: Callable[[str, int], None] | None = None,
+    announce: bool = True,
 ) -> SimulationSummary:
     """The champion's traffic, logged under `factory.simulate.log_prefix` of the store; `progress(text, n)` as in
-    `evals.factory.simulate.simulate` (n more sessions answered, `sessions` in all)."""
+    `evals.factory.simulate.simulate` (n more sessions answered, `sessions` in all). `announce`: emit
+    `postgame.logs.landed` afterwards (the deployment's event trigger starts a cycle); the demo starts its cycles
+    itself."""
     from evals.factory.instances import load_split
     from evals.harness import GradeCache, evaluate
     from models.answer import submit
@@ -62,7 +65,8 @@ def simulate_traffic(
         prompt_context=cfg.policy.prompt_context,
         progress=progress,
     )  # the prompt training and evaluation show
-    emit_logs_landed(cfg, source=log_source(cfg), objects=len(summary.objects))  # the deployment's event trigger
+    if announce:
+        emit_logs_landed(cfg, source=log_source(cfg), objects=len(summary.objects))  # the deployment's event trigger
     return summary
 
 

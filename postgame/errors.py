@@ -60,6 +60,11 @@ class TriggerError(PostgameError):
     `refuse`, or the Prefect server rejected the request (a client error such as 404 or 422: retrying cannot help)."""
 
 
+class CycleFailed(PostgameError):
+    """A cycle started through the deployment ended without a report (its flow run failed, crashed or was
+    cancelled). The message names the flow run, its state and the error the cycle raised (e.g. PromotionRejected)."""
+
+
 class ServiceUnavailable(PostgameError):
     """A service of the stack (the object store, MLflow, the Prefect server) did not answer within the configured
     time. Transient: a retry may succeed once it is back. The message names the service and what to do."""
@@ -69,3 +74,7 @@ class ServiceUnavailable(PostgameError):
     def __init__(self, message: str, *, service: str = ""):
         super().__init__(message)
         self.service = service
+
+
+class SnapshotBusy(PostgameError):
+    """A snapshot cannot be replaced now (`postgame redact`): a running cycle holds a claim on it."""

@@ -9,6 +9,10 @@ A cycle *claims* the pending snapshots it works on (`claim`), so that two cycles
 each writes `claims/<snapshot_id>/<owner>.json`, waits `CLAIM_SETTLE_S`, and the earliest live claim holds the
 snapshot. A claim is live while its process runs (same host) or for `CLAIM_TTL_S` (another host); recording the
 snapshot releases it, so a cycle killed mid-way leaves a claim its re-run takes over.
+
+A snapshot replaced by its re-redacted successor (`postgame redact`) keeps its entry; the successor gets a copy of it
+(`inherit`: a snapshot trained on stays trained on, under its new id), and the replacement itself is recorded once in
+`ledger/superseded/<snapshot_id>.json` (`postgame.ingest.snapshot.Supersession`).
 """
 
 from __future__ import annotations
@@ -102,6 +106,24 @@ def release(cfg: Config, snapshot_ids: list[str]) -> None:
             s.delete(info.key)
 
 
+def inherit(cfg: Config, snapshot_id: str, successor: str) -> None:
+    """Give `successor` (the re-redacted copy of `snapshot_id`) the entry of `snapshot_id`, if it has one: the same
+    status, detail and time, and `inherited_from`. Re-running it writes the same bytes."""
+    from postgame.runtime import store
+
+    s = store(cfg)
+    key = _key(cfg, snapshot_id)
+    if not s.exists(key):
+        return  # pending: the successor is pending too
+    entry = {**json.loads(s.get(key)), "snapshot_id": successor, "inherited_from": snapshot_id}
+    s.put(_key(cfg, successor), json.dumps(entry, sort_keys=True).encode())
+
+
+def claimed(cfg: Config, snapshot_id: str) -> bool:
+    """True while a live cycle holds a claim on `snapshot_id`."""
+    return bool(_claims(cfg, snapshot_id, owner=""))
+
+
 def status(cfg: Config, snapshot_id: str) -> Status | None:
     from postgame.runtime import store
 
@@ -115,9 +137,11 @@ def pending(cfg: Config) -> list[str]:
     from postgame.ingest import list_snapshots
     from postgame.runtime import store
 
+    prefix = f"{cfg.ingest.state_prefix}ledger/"
     done = {
-        info.key.rsplit("/", 1)[-1].removesuffix(".json")
-        for info in store(cfg).list(f"{cfg.ingest.state_prefix}ledger/")
+        info.key.removeprefix(prefix).removesuffix(".json")
+        for info in store(cfg).list(prefix)
+        if "/" not in info.key.removeprefix(prefix)  # not the records of `superseded/`
     }
     return [m.snapshot_id for m in list_snapshots(cfg=cfg) if m.snapshot_id not in done]
 

@@ -11,6 +11,9 @@ Every artifact is pinned by a URI and a hash: the checkpoint files by `checkpoin
 a snapshot by its id (the sha256 of its content) and the sha256 of its data file, a log object by its ETag and size.
 A hop is `ok` only when its URI resolves now and what it holds still matches the recorded hash; a broken hop says why.
 Each hop also carries the code version and config hash recorded where that artifact was made (None: not recorded).
+
+A snapshot replaced by its re-redacted successor (`postgame redact`) keeps its place in the chain: its hop says
+"superseded by <id> (redacted on <date>)", and the successor's hops (checked as any snapshot's) follow it.
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ class Hop:
     detail: str  # what was checked, or why the link is broken
     code_version: str | None = None
     config_sha256: str | None = None
+    superseded_by: str | None = None  # a snapshot replaced by its re-redacted successor
 
 
 @dataclass(frozen=True)
@@ -307,13 +311,21 @@ def _dataset_hop(cfg: Config, sha: str, tagged_snapshots: str) -> tuple[Hop, lis
 def _snapshot_hops(cfg: Config, snapshot_id: str) -> list[Hop]:
     from postgame import ledger
     from postgame.errors import PostgameError
-    from postgame.ingest import snapshot_manifest
+    from postgame.ingest import snapshot_manifest, supersession
     from postgame.ingest.snapshot import snapshot_id_of, snapshot_prefix
     from postgame.runtime import store
     from postgame.store import sha256_bytes, split_uri
 
     s = store(cfg)
     uri = s.url(f"{snapshot_prefix(cfg.ingest.state_prefix, snapshot_id)}manifest.json")
+    replaced = supersession(snapshot_id, cfg=cfg)
+    if replaced is not None:  # its data is gone on purpose: the successor stands for it
+        detail = (
+            f"superseded by {replaced.superseded_by} (redacted on {replaced.date}): {replaced.records} records "
+            f"re-redacted ({', '.join(replaced.kinds)}); the snapshot trained on was deleted"
+        )
+        hop = Hop("snapshot", snapshot_id[:12], uri, snapshot_id, True, detail, superseded_by=replaced.superseded_by)
+        return [hop, *_snapshot_hops(cfg, replaced.superseded_by)]
     try:
         m = snapshot_manifest(snapshot_id, cfg=cfg)
     except PostgameError as exc:

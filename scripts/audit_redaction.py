@@ -4,7 +4,7 @@ through today's redaction again; a string it would change is reported with its o
     .venv/bin/python scripts/audit_redaction.py [--config FILE] [--snapshot ID ...] [--json]
 
 Exit 0 when nothing is found, 1 otherwise. Read-only. Snapshots made before 5e3908b by the parallel ingest path may
-hold fine-grained GitHub tokens (`github_pat_...`) in clear.
+hold fine-grained GitHub tokens (`github_pat_...`) in clear; `postgame redact --all` replaces them (docs/redact.md).
 """
 
 from __future__ import annotations

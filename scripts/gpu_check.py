@@ -4,7 +4,7 @@ generates (models/agent.py, `policy.engine: vllm`) in the sandboxed environment 
 
     python scripts/gpu_check.py [--model DIR] [--steps 3] [--prompts 32] [--max-new-tokens 128] [--json]
 
-Needs a CUDA GPU and the `gpu` extra (README "GPU"). Without them it prints `SKIP: <reason>` (with --json:
+Needs a CUDA GPU and the `gpu` extra (docs/training.md "GPU"). Without them it prints `SKIP: <reason>` (with --json:
 {"skipped": "<reason>"}) and exits 0, so a CPU machine can run it. Each phase runs in a child process of its own
 (vLLM keeps process-wide state), which prints one JSON line; the parent prints the figures.
 
@@ -38,7 +38,7 @@ def skip_reason() -> str | None:
             f"machine with the gpu extra installed"
         )
     if importlib.util.find_spec("vllm") is None:
-        return "vllm is not installed: pip install -e '.[gpu]' (README \"GPU\")"
+        return "vllm is not installed: pip install -e '.[gpu]' (docs/training.md \"GPU\")"
     return None
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from postgame.config import Config
-from tests.support import SeaweedServer, make_config
+from tests.support import SANDBOX_NEEDS, SeaweedServer, in_ci, make_config, sandbox_shortfall
 
 # Prefect's ephemeral API server logs its shutdown from an atexit hook, after pytest has closed the captured streams;
 # without this every such test run ends with a "--- Logging error ---" traceback that is noise, not a failure.
@@ -19,18 +19,32 @@ logging.raiseExceptions = False
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """The sandbox must never degrade silently: where bubblewrap is installed (as CI's set-up does) but does not work,
-    the isolation tests would turn into skips and the harness into rlimits. Stop the run with the probe's reason
-    instead. `POSTGAME_TEST_ALLOW_NO_SANDBOX=1` is the explicit way out on a machine known to forbid namespaces."""
-    if not shutil.which("bwrap") or os.environ.get("POSTGAME_TEST_ALLOW_NO_SANDBOX") == "1":
+    """The sandbox must never degrade silently. In CI (CI=true, whose set-up installs bubblewrap) every part of it
+    must work — bubblewrap, and fork bombs containable (a pids cgroup as root) — or the run stops here with the
+    reason, so that CI green means the sandbox held. Elsewhere, bubblewrap installed but unusable also stops the run
+    (the isolation tests would turn into skips and the harness into rlimits); a machine without it skips those tests
+    with the reason (`-ra`). `POSTGAME_TEST_ALLOW_NO_SANDBOX=1` is the explicit way out on a machine known to forbid
+    namespaces."""
+    if os.environ.get("POSTGAME_TEST_ALLOW_NO_SANDBOX") == "1":
         return
-    from evals.harness.sandbox import probe
+    if in_ci():
+        missing = [reason for need in SANDBOX_NEEDS if (reason := sandbox_shortfall(need))]
+        if missing:
+            pytest.exit("CI needs the whole sandbox and it is not usable here: " + "; ".join(missing), returncode=1)
+        return
+    if shutil.which("bwrap") and (reason := sandbox_shortfall("bwrap")):
+        pytest.exit(f"bubblewrap is installed but unusable, so the sandbox tests cannot run: {reason}", returncode=1)
 
-    found = probe()
-    if not found.bwrap_ok:
-        pytest.exit(
-            f"bubblewrap is installed but unusable, so the sandbox tests cannot run: {found.reason}", returncode=1
-        )
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """`@pytest.mark.sandbox("bwrap"|"pids")`: the test needs that part of the sandbox. Without it a developer's
+    machine skips the test with the reason; CI fails it (and the session start has already said why)."""
+    for marker in item.iter_markers("sandbox"):
+        for need in marker.args:
+            if reason := sandbox_shortfall(need):
+                if in_ci() and os.environ.get("POSTGAME_TEST_ALLOW_NO_SANDBOX") != "1":
+                    pytest.fail(f"CI needs the sandbox: {reason}", pytrace=False)
+                pytest.skip(reason)
 
 
 @pytest.fixture

@@ -27,6 +27,35 @@ from postgame.config import Config, load_config
 ROOT = Path(__file__).resolve().parents[1]
 
 
+SANDBOX_NEEDS = ("bwrap", "pids")
+
+
+def sandbox_shortfall(need: str) -> str | None:
+    """Why the sandbox cannot give a test what it `need`s here, or None when it can: "bwrap" (bubblewrap installed and
+    working: namespaces, no network, read-only host), "pids" (a fork bomb containable: RLIMIT_NPROC for a normal user,
+    a pids cgroup as root, since root ignores RLIMIT_NPROC even in a user namespace)."""
+    import shutil
+
+    if need not in SANDBOX_NEEDS:
+        raise ValueError(f"sandbox need {need!r}: one of {SANDBOX_NEEDS}")
+    if need == "bwrap":
+        if not shutil.which("bwrap"):
+            return "bubblewrap is not installed (apt-get install bubblewrap)"
+        from evals.harness.sandbox import probe
+
+        found = probe()
+        return None if found.bwrap_ok else f"bubblewrap does not work here: {found.reason}"
+    from evals.harness import cgroups
+
+    if os.geteuid() == 0 and not any(p.controller == "pids" for p in cgroups.available()):
+        return "running as root with no usable pids cgroup: a fork bomb cannot be contained"
+    return None
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -161,3 +190,24 @@ def rest_json(req: urllib.request.Request | str) -> Any:
                 raise
             time.sleep(0.5 * 2**attempt)
     raise AssertionError("unreachable")
+
+
+# A fine-grained GitHub token of the shape the parallel ingest path stored in clear before 5e3908b (not a real one).
+PLANTED_TOKEN = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+
+
+def ingest_the_old_way(cfg: Config, source: str) -> str:
+    """Ingest `source` as the parallel path did before the pre-filter fix (no line sent to redaction unless the
+    exact path was needed for another reason): a `github_pat_` token alone on its line is stored in clear.
+    Returns the snapshot id."""
+    from unittest import mock
+
+    import numpy as np
+
+    from postgame.ingest import objects
+    from postgame.ingest.pipeline import run_ingest
+
+    with mock.patch.object(objects, "needs_slow_path", lambda block, starts: np.zeros(len(starts), bool)):
+        snapshot_id = run_ingest(source, cfg=cfg, mapper=map).snapshot_id
+    assert snapshot_id is not None
+    return snapshot_id

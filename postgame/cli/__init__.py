@@ -6,6 +6,7 @@
     postgame lineage VERSION [--json]        # a model version back to its log objects, every hop checked
     postgame report [--out DIR] [--json]     # every cycle so far: markdown + charts, intelligence per dollar
     postgame ingest | validate | train | eval | promote ...   # one stage at a time
+    postgame redact --snapshot ID | --all [--dry-run]         # replace snapshots holding secrets in clear
     postgame serve | trigger | watch         # the deployment: schedule, retraining by API and by event
     postgame review approve|reject V | rollback [--to V]      # a reviewer's commands
     postgame agent run | replay ...          # a policy (or a script of tool calls) as an agent, graded

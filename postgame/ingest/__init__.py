@@ -19,6 +19,8 @@ _EXPORTS = {
     "IngestSummary": "postgame.ingest.pipeline",
     "load_snapshot": "postgame.ingest.catalog",
     "snapshot_manifest": "postgame.ingest.catalog",
+    "supersession": "postgame.ingest.catalog",
+    "Supersession": "postgame.ingest.snapshot",
     "list_snapshots": "postgame.ingest.catalog",
     "quarantine_entries": "postgame.ingest.catalog",
     "quarantine_entry": "postgame.ingest.catalog",

@@ -2,6 +2,7 @@
 
     unredacted(table)                       # -> [Finding(row, field, kinds, object_key, line)] for snapshot rows
     audit_snapshot("latest", cfg=cfg)       # the same for a committed snapshot, row group by row group
+    clean("messages.content", text)         # the string as today's ingest would store it (the test and the fix)
     .venv/bin/python scripts/audit_redaction.py [--config FILE] [--snapshot ID ...] [--json]
 
 Redaction happens once, at ingest; a bug in it leaves secrets in snapshots that are immutable (their ids are content
@@ -9,13 +10,14 @@ hashes). Until 5e3908b the parallel ingest path stored a fine-grained GitHub tok
 nothing else on its line made the pre-filter send it to redaction. This finds such leftovers, whatever rule missed
 them: every string of every record (nested fields, messages, the `extra` JSON with its secret-named keys) is put
 through `redact` again, and any string that changes is a finding. Cheap RE2 scans pick the strings worth the Python
-pass (any rule's guard is a superset of its pattern). It changes nothing.
+pass (any rule's guard is a superset of its pattern). It changes nothing: `postgame redact`
+(`postgame.ingest.remediate`) writes the cleaned successor, through the same `clean`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,12 +26,14 @@ import pyarrow.compute as pc
 
 from postgame.contract.arrow import EXTRA, SOURCE_KEY, SOURCE_LINE
 from postgame.ingest.prefilter import CASELESS, LITERAL_LED
-from postgame.ingest.redact import RULES, placeholder, redact_text, redact_value
+from postgame.ingest.redact import RULES, placeholder, redact_json_text, redact_text, redact_value
+from postgame.ingest.snapshot import QuarantineEntry
 
 # A string that no rule's pattern can match holds none of these: the ingest pre-filter's literal-led and caseless
 # scans (the PEM, AWS, GitHub, secret and bearer rules), and an `@` after a character that may end a user name or
 # password (url_password, email; the `@@` of patch hunks is not one).
 _GUARDS = (*LITERAL_LED, *(f"(?i){needle}" for needle in CASELESS), "[^ \t\n/@]@")
+ARGUMENTS = "messages.tool_calls.function.arguments"  # a JSON text: redacted as JSON, so that it stays one
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,17 @@ def _kinds(before: str, after: str) -> tuple[str, ...]:
     )
 
 
+def clean(field: str, text: str) -> str:
+    """A stored string of `field` (a path as `Finding.field` names it) as today's ingest would store it: the `extra`
+    JSON with its secret-named keys redacted (sorted keys, no ASCII escapes), tool-call arguments redacted as JSON,
+    any other text by every rule. Unchanged when there is nothing to redact (redaction is idempotent)."""
+    if field == EXTRA:
+        return json.dumps(redact_value(json.loads(text), RULES, secret_keys=True), ensure_ascii=False, sort_keys=True)
+    if field == ARGUMENTS:
+        return redact_json_text(text)
+    return redact_text(text)
+
+
 def unredacted(table: pa.Table) -> list[Finding]:
     """Every (row, field) of `table` (snapshot rows) whose text redaction would change today."""
     rows = np.arange(table.num_rows)
@@ -83,11 +98,7 @@ def unredacted(table: pa.Table) -> list[Finding]:
                 text = strings[int(i)].as_py()
                 if name == EXTRA:  # compared as ingest writes it: sorted keys, no ASCII escapes
                     text = json.dumps(json.loads(text), ensure_ascii=False, sort_keys=True)
-                    cleaned = json.dumps(
-                        redact_value(json.loads(text), RULES, secret_keys=True), ensure_ascii=False, sort_keys=True
-                    )
-                else:
-                    cleaned = redact_text(text)
+                cleaned = clean(path, text)
                 if cleaned != text:
                     row = int(at[i])
                     found.append(
@@ -102,11 +113,23 @@ def unredacted(table: pa.Table) -> list[Finding]:
     return sorted(found, key=lambda f: (f.row, f.field))
 
 
+def unredacted_quarantine(entries: Iterable[QuarantineEntry]) -> list[Finding]:
+    """Every quarantine entry (`row` = its index) whose text or detail redaction would change today."""
+    found = []
+    for entry in entries:
+        for field, text in (("quarantine.text", entry.text), ("quarantine.detail", entry.detail)):
+            cleaned = redact_text(text)
+            if cleaned != text:
+                found.append(Finding(entry.index, field, _kinds(text, cleaned), entry.object_key, entry.line))
+    return found
+
+
 def audit_snapshot(snapshot_id: str, *, cfg) -> list[Finding]:
-    """`unredacted` over a committed snapshot, one row group at a time (rows numbered across the file)."""
+    """`unredacted` over a committed snapshot, one row group at a time (rows numbered across the file), then
+    `unredacted_quarantine` over its quarantine."""
     import pyarrow.parquet as pq
 
-    from postgame.ingest.catalog import snapshot_file
+    from postgame.ingest.catalog import quarantine_entries, snapshot_file
 
     parquet = pq.ParquetFile(snapshot_file(snapshot_id, cfg=cfg))
     found, offset = [], 0
@@ -117,4 +140,4 @@ def audit_snapshot(snapshot_id: str, *, cfg) -> list[Finding]:
             for f in unredacted(table)
         ]
         offset += table.num_rows
-    return found
+    return found + unredacted_quarantine(e for _, e in quarantine_entries(cfg=cfg, snapshot_id=snapshot_id))

@@ -2,6 +2,7 @@
 
 load_snapshot("3fa4c1…", cfg=cfg)          # -> pyarrow.Table (a unique id prefix or `latest` work too)
 snapshot_manifest("latest", cfg=cfg)       # -> SnapshotManifest
+supersession("3fa4c1…", cfg=cfg)           # -> Supersession | None (replaced by a re-redacted successor)
 quarantine_entries(cfg=cfg, reason="schema")
 """
 
@@ -34,6 +35,14 @@ def list_snapshots(*, cfg) -> list[snap.SnapshotManifest]:
     store = _store(cfg)
     with store_errors(f"listing snapshots in {store.uri}"):
         return snap.manifests(store, cfg.ingest.state_prefix)
+
+
+def supersession(snapshot_id: str, *, cfg) -> snap.Supersession | None:
+    """The ledger's record of the replacement of `snapshot_id` (a full id), or None when it was not replaced."""
+    store = _store(cfg)
+    key = snap.supersession_key(cfg.ingest.state_prefix, snapshot_id)
+    with store_errors(f"reading the ledger in {store.uri}"):
+        return snap.Supersession.model_validate_json(store.get(key)) if store.exists(key) else None
 
 
 def snapshot_file(snapshot_id: str, *, cfg):

@@ -4,6 +4,7 @@
     postgame ingest --watch [--interval S]                          # poll ingest.source, emit postgame.logs.landed
     postgame quarantine ls [--snapshot ID] [--reason R] [--json]    # lines set aside, one per row
     postgame quarantine show ENTRY [--json]                         # one of them, redacted text included
+    postgame redact --snapshot ID | --all [--dry-run] [--json]      # replace snapshots holding secrets in clear
 
 Bad data never fails a command: it is counted and quarantined. A store that cannot be reached prints one line
 (`error: StoreError: ...`) and exits 1.
@@ -132,6 +133,32 @@ def quarantine_show(
     typer.echo(f"text{'     (cut)' if e.truncated else ''}\n{e.text}")
 
 
+def redact(
+    snapshot: list[str] | None = typer.Option(
+        None,
+        "--snapshot",
+        help="A snapshot id or prefix (repeat for several); a replaced one has its clean-up finished.",
+    ),
+    every: bool = typer.Option(False, "--all", help="Every snapshot in the store."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be replaced; write nothing."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Replace each snapshot holding text today's redaction would change (secrets stored in clear by an older
+    ingest) by a re-redacted successor, record the replacement in the ledger, then delete the old one. Later cycles,
+    `latest` and lineage read the successor. Idempotent; a crash half-way is finished by a re-run. See docs/redact.md."""
+    from postgame import runtime
+    from postgame.ingest.remediate import remediate
+
+    if bool(snapshot) == every:
+        raise typer.BadParameter("give --snapshot ID (one or more) or --all")
+    report = remediate(runtime.current_config(), None if every else list(snapshot or []), dry_run=dry_run)
+    if as_json:
+        _echo_json(report.to_dict())
+    else:
+        typer.echo(report.text())
+
+
 def register(app: typer.Typer) -> None:
     app.command("ingest")(ingest)
+    app.command("redact")(redact)
     app.add_typer(quarantine_app, name="quarantine")

@@ -15,6 +15,15 @@ objects again), and a crash after it leaves a complete snapshot: nothing is lost
 `<id>` is the sha256 of the snapshot's content: the sha256s of its data and quarantine files, the source and corrupt
 objects (key, ETag, size) it read, its parent and its layout. Same content, same id.
 
+A snapshot that held secrets in clear (ingested before a redaction fix) is replaced by `postgame redact`
+(`postgame.ingest.remediate`): a successor with the same records re-redacted, the same parent, sequence number and
+sources, and `supersedes: <old id>` in its manifest. The replacement counts once the ledger records it:
+
+    ledger/superseded/<old id>.json      old id, successor id, when, what kinds of secret (never a value). Written once.
+
+From then on `manifests` lists the successor in the old one's place and `resolve` turns the old id into the
+successor's; before it, a successor is not listed (a crash half-way leaves the old snapshot the one that counts).
+
 The data file's layout (`contract.arrow`) is 1 while every record is version 1 (byte for byte what ingest wrote before
 version 2 existed) and 2 once a version 2 record comes: the row groups written so far are then rewritten in layout 2,
 once. The manifest's `schema_version` is that layout.
@@ -107,6 +116,28 @@ class SnapshotManifest(BaseModel):
     sources: list[SourceObject]
     corrupt_objects: list[CorruptObjectReport]
     counts: Counts
+    supersedes: str | None = Field(
+        None,
+        description="The snapshot this one replaces (`postgame redact`): the same records, re-redacted. Listed only "
+        "once the ledger records the replacement.",
+    )
+
+
+class Supersession(BaseModel):
+    """The ledger's record that a snapshot was replaced (`ledger/superseded/<snapshot_id>.json`), written once."""
+
+    snapshot_id: str = Field(description="The snapshot replaced (its objects are deleted after this is written).")
+    superseded_by: str
+    reason: str = "redaction"
+    at: str = Field(description="When the replacement was recorded (ISO 8601, UTC).")
+    records: int = Field(description="Records (data rows) re-redacted.")
+    quarantined: int = Field(0, description="Quarantine entries re-redacted.")
+    kinds: list[str] = Field(description="Kinds of secret found (aws_key, github_token, ...); never a value.")
+    code_version: str
+
+    @property
+    def date(self) -> str:
+        return self.at[:10]
 
 
 class QuarantineEntry(BaseModel):
@@ -209,6 +240,14 @@ class SnapshotWriter:
             self.tables.append(table.slice(start))
         self.new_ids.extend(zip(ids, digests))
         self.records += len(sizes)
+
+    def add_row_group(self, table, ids: list[str], digests: list[int]) -> None:
+        """Rows written as one row group, as they come (a snapshot re-written by `postgame redact` keeps the row
+        groups of the file it replaces)."""
+        self.flush()
+        self._write(table)
+        self.new_ids.extend(zip(ids, digests))
+        self.records += table.num_rows
 
     def add_quarantine(self, entry: QuarantineEntry) -> None:
         self._quarantine.write((entry.model_dump_json() + "\n").encode("utf-8"))
@@ -320,14 +359,7 @@ def commit(
     """Upload the files, then the manifest (the commit point). Returns the committed manifest."""
     files = writer.close()
     snapshot_id = snapshot_id_of(files, sources, corrupt, parent.snapshot_id if parent else None, writer.version)
-    base = snapshot_prefix(state_prefix, snapshot_id)
-    for name, path, filename in (
-        ("data", writer.data_path, "data.parquet"),
-        ("quarantine", writer.quarantine_path, "quarantine.jsonl.gz"),
-        ("seen_index", writer.seen_path, "seen.parquet"),
-    ):
-        files[name] = files[name].model_copy(update={"key": base + filename})
-        store.put_file(base + filename, path)
+    _upload(writer, store, state_prefix, snapshot_id, files)
     manifest = SnapshotManifest(
         snapshot_id=snapshot_id,
         seq=(parent.seq + 1) if parent else 1,
@@ -345,17 +377,95 @@ def commit(
         corrupt_objects=corrupt,
         counts=counts,
     )
-    store.put(base + "manifest.json", manifest.model_dump_json(indent=2).encode("utf-8"))
+    store.put(snapshot_prefix(state_prefix, snapshot_id) + "manifest.json", manifest.model_dump_json(indent=2).encode())
     return manifest
 
 
-def manifests(store: ObjectStore, state_prefix: str) -> list[SnapshotManifest]:
-    """Every committed snapshot, oldest first."""
-    found = []
-    for info in store.list(f"{state_prefix}snapshots/"):
-        if info.key.endswith("/manifest.json"):
+def _upload(writer: SnapshotWriter, store: ObjectStore, state_prefix: str, snapshot_id: str, files: dict) -> None:
+    """The closed writer's files under the snapshot's prefix; their keys filled in `files`."""
+    base = snapshot_prefix(state_prefix, snapshot_id)
+    for name, path, filename in (
+        ("data", writer.data_path, "data.parquet"),
+        ("quarantine", writer.quarantine_path, "quarantine.jsonl.gz"),
+        ("seen_index", writer.seen_path, "seen.parquet"),
+    ):
+        files[name] = files[name].model_copy(update={"key": base + filename})
+        store.put_file(base + filename, path)
+
+
+def commit_successor(writer: SnapshotWriter, store: ObjectStore, state_prefix: str, old: SnapshotManifest):
+    """Upload the re-redacted successor of `old` (same parent, seq, sources and counts; `supersedes` = old), manifest
+    last. Not listed until the ledger records the replacement. When a crashed run already wrote it (same content,
+    same id), it is returned as it is: there is never a second one. Returns (manifest, whether it was written now)."""
+    files = writer.close()
+    snapshot_id = snapshot_id_of(files, old.sources, old.corrupt_objects, old.parent, writer.version)
+    key = snapshot_prefix(state_prefix, snapshot_id) + "manifest.json"
+    if store.exists(key):
+        return SnapshotManifest.model_validate_json(store.get(key)), False
+    _upload(writer, store, state_prefix, snapshot_id, files)
+    manifest = old.model_copy(
+        update={
+            "snapshot_id": snapshot_id,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "code_version": code_version(),
+            "schema_version": writer.version,
+            "store_uri": store.uri,
+            "data": files["data"],
+            "quarantine": files["quarantine"],
+            "seen_index": files["seen_index"],
+            "supersedes": old.snapshot_id,
+        }
+    )
+    store.put(key, manifest.model_dump_json(indent=2).encode())
+    return manifest, True
+
+
+def supersession_key(state_prefix: str, snapshot_id: str) -> str:
+    return f"{state_prefix}ledger/superseded/{snapshot_id}.json"
+
+
+def supersessions(store: ObjectStore, state_prefix: str) -> dict[str, Supersession]:
+    """The ledger's replacements: replaced snapshot id -> its record."""
+    return _read_state(store, state_prefix)[1]
+
+
+def current_id(replaced: dict[str, Supersession], snapshot_id: str) -> str:
+    """The snapshot that stands for `snapshot_id` now: its successor's successor ..., or itself."""
+    seen = set()
+    while snapshot_id in replaced and snapshot_id not in seen:
+        seen.add(snapshot_id)
+        snapshot_id = replaced[snapshot_id].superseded_by
+    return snapshot_id
+
+
+def stored_manifests(store: ObjectStore, state_prefix: str) -> list[SnapshotManifest]:
+    """Every manifest in the store, oldest first: replaced snapshots not yet deleted and successors whose replacement
+    is not recorded (a crashed `postgame redact`) included. Readers want `manifests`."""
+    return _read_state(store, state_prefix)[0]
+
+
+def _counted(found: list[SnapshotManifest], replaced: dict[str, Supersession]) -> list[SnapshotManifest]:
+    """The snapshots that count: not replaced, and not a successor whose replacement is not recorded."""
+    successors = {r.superseded_by for r in replaced.values()}
+    return [m for m in found if m.snapshot_id not in replaced and (m.supersedes is None or m.snapshot_id in successors)]
+
+
+def _read_state(store: ObjectStore, state_prefix: str) -> tuple[list[SnapshotManifest], dict[str, Supersession]]:
+    """`stored_manifests` and `supersessions` from one listing (a folder store walks its whole tree per listing)."""
+    snapshots, superseded = f"{state_prefix}snapshots/", supersession_key(state_prefix, "")[: -len(".json")]
+    found, replaced = [], {}
+    for info in store.list(state_prefix):
+        if info.key.startswith(snapshots) and info.key.endswith("/manifest.json"):
             found.append(SnapshotManifest.model_validate_json(store.get(info.key)))
-    return sorted(found, key=lambda m: m.seq)
+        elif info.key.startswith(superseded) and info.key.endswith(".json"):
+            record = Supersession.model_validate_json(store.get(info.key))
+            replaced[record.snapshot_id] = record
+    return sorted(found, key=lambda m: m.seq), replaced
+
+
+def manifests(store: ObjectStore, state_prefix: str) -> list[SnapshotManifest]:
+    """Every committed snapshot, oldest first; a replaced one (`postgame redact`) in its successor's place."""
+    return _counted(*_read_state(store, state_prefix))
 
 
 @dataclass
@@ -383,20 +493,37 @@ def load_state(store: ObjectStore, state_prefix: str) -> CommittedState:
     return CommittedState(snapshots=snapshots, read=read, seen=seen)
 
 
+def _supersession(store: ObjectStore, state_prefix: str, snapshot_id: str) -> Supersession | None:
+    key = supersession_key(state_prefix, snapshot_id)
+    return Supersession.model_validate_json(store.get(key)) if store.exists(key) else None
+
+
 def resolve(store: ObjectStore, state_prefix: str, snapshot_id: str) -> SnapshotManifest:
-    """The manifest of `snapshot_id`: a full id, a unique prefix of at least 6 characters, or `latest`."""
+    """The manifest of `snapshot_id`: a full id, a unique prefix of at least 6 characters, or `latest`. The id of a
+    replaced snapshot gives its successor's manifest (the same records, re-redacted)."""
     from postgame.errors import PostgameError
 
+    if len(snapshot_id) == 64:  # a full id: a few reads, no listing
+        seen = set()
+        while snapshot_id not in seen and (record := _supersession(store, state_prefix, snapshot_id)) is not None:
+            seen.add(snapshot_id)
+            snapshot_id = record.superseded_by
+        key = f"{snapshot_prefix(state_prefix, snapshot_id)}manifest.json"
+        if store.exists(key):
+            manifest = SnapshotManifest.model_validate_json(store.get(key))
+            made = manifest.supersedes and _supersession(store, state_prefix, manifest.supersedes)
+            if manifest.supersedes is None or (made and made.superseded_by == snapshot_id):
+                return manifest
+    stored, replaced = _read_state(store, state_prefix)
     if snapshot_id == "latest":
-        found = manifests(store, state_prefix)
+        found = _counted(stored, replaced)
         if not found:
             raise PostgameError(f"no snapshot yet in {store.uri}/{state_prefix}: run `postgame ingest` first")
         return found[-1]
-    key = f"{snapshot_prefix(state_prefix, snapshot_id)}manifest.json"
-    if len(snapshot_id) == 64 and store.exists(key):
-        return SnapshotManifest.model_validate_json(store.get(key))
     if len(snapshot_id) >= 6:
-        matches = [m for m in manifests(store, state_prefix) if m.snapshot_id.startswith(snapshot_id)]
+        counted = {m.snapshot_id: m for m in _counted(stored, replaced)}
+        ids = {current_id(replaced, i) for i in [*counted, *replaced] if i.startswith(snapshot_id)}
+        matches = [counted[i] for i in sorted(ids) if i in counted]
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:

@@ -11,13 +11,10 @@ import pytest
 
 from evals.agent import make_environment
 from evals.agent.episode import ScriptedPolicy, run_episode
-from evals.harness import sandbox
 from postgame.settings.agent import AgentSettings, parse_tools
 from tests.harness_fixtures import calc_instance, quick_settings
 
-pytestmark = pytest.mark.skipif(
-    not sandbox.probe().bwrap_ok, reason=f"bash runs only in the bwrap sandbox: {sandbox.probe().reason}"
-)
+pytestmark = pytest.mark.sandbox("bwrap")  # bash runs only in the bwrap sandbox
 SECRET = "pg-agent-secret-51c0de"
 
 

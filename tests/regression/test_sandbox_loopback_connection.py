@@ -4,10 +4,10 @@ import socket
 
 import pytest
 
-from evals.harness import evaluate, sandbox
+from evals.harness import evaluate
 from tests.harness_fixtures import calc_instance, in_add, quick_settings
 
-pytestmark = pytest.mark.skipif(not sandbox.probe().bwrap_ok, reason="needs bubblewrap: " + sandbox.probe().reason)
+pytestmark = pytest.mark.sandbox("bwrap")
 
 
 def test_no_connection_reaches_a_host_loopback_listener(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from evals.harness import evaluate, sandbox
 from tests.harness_fixtures import calc_instance, in_add, quick_settings
 
-pytestmark = pytest.mark.skipif(not sandbox.probe().bwrap_ok, reason="needs bubblewrap: " + sandbox.probe().reason)
+pytestmark = pytest.mark.sandbox("bwrap")
 
 
 def test_writes_outside_the_copy_land_nowhere(tmp_path):

@@ -106,6 +106,28 @@ def test_one_cycle_against_the_stack(stack_cfg):
     assert keys and all(k.endswith(".jsonl.gz") for k in keys)
 
 
+def test_the_demo_runs_its_cycles_as_flow_runs_of_the_deployment(stack_cfg):
+    """`postgame demo` serves the deployment and starts each cycle through it (reason `demo`): afterwards the Prefect
+    server has `continuous-cycle/continuous` with its schedule, its one-at-a-time limit and that run, completed with
+    its report recorded; the demo's last lines say how to start one more."""
+    out = cli(stack_cfg, "demo", "--cycles", "1", "--sessions", "4", timeout=1800).stdout
+    api = f"http://127.0.0.1:{stack_cfg.stack.prefect_port}/api"
+    dep = rest_json(f"{api}/deployments/name/continuous-cycle/{stack_cfg.operate.deployment}")
+    assert [s["schedule"]["cron"] for s in dep["schedules"]] == [stack_cfg.operate.schedule_cron]
+    assert dep["global_concurrency_limit"]["limit"] == 1
+    runs = _post(f"{api}/flow_runs/filter", {"deployments": {"id": {"any_": [dep["id"]]}}})
+    assert [(r["parameters"]["reason"], r["state_type"]) for r in runs] == [("demo", "COMPLETED")]
+    [run] = runs
+    task_runs = _post(f"{api}/task_runs/filter", {"flow_runs": {"id": {"any_": [run["id"]]}}})
+    assert STAGES <= {t["name"].rsplit("-", 1)[0] for t in task_runs if t["state_type"] == "COMPLETED"}
+    # the demo read back the report this flow run recorded (the runner's process ran it, not the demo's)
+    assert f"cycle 2 of the experiment (flow run {run['name']})" in out, out
+    assert f"Deployment: continuous-cycle/{stack_cfg.operate.deployment}" in out, out
+    assert f"{api}/deployments/{dep['id']}/create_flow_run" in out, out
+    status = json.loads(cli(stack_cfg, "status", "--json").stdout)
+    assert status["services"]["serve"]["healthy"] is True  # the runner stays up to serve the next trigger
+
+
 def test_down_leaves_no_process_behind(stack_cfg):
     state = json.loads((stack_cfg.home / "stack.json").read_text())
     pids = [svc["pid"] for svc in state["services"].values()]

@@ -75,9 +75,11 @@ def test_the_demo_draws_the_same_bar_and_closes_each_step_with_one_line(terminal
 
     with Screen(terminal).step("cycle 1/3 traffic", total=4) as bar:
         bar.advance(1)
+        bar.set(3)  # the deployment's cycle: the stages done so far
+        bar.advance(1)
         bar.outcome = "4 sessions"
-    text = drawn(terminal)
-    assert "1/4" in text and re.search(r"left (-:--:--|\d+:\d\d:\d\d)", text)
+    text = drawn(terminal)  # the last frame is drawn as the step ends
+    assert "4/4" in text and "5/4" not in text and re.search(r"left (-:--:--|\d+:\d\d:\d\d)", text)
     assert text.rstrip().endswith("cycle 1/3 traffic: 4 sessions (0s)")
 
 

@@ -1,4 +1,4 @@
-"""`postgame cycle` (and the demo) move their bar stage by stage: `following_stages` reads the "Finished in state"
+"""`postgame cycle` moves its bar stage by stage: `following_stages` reads the "Finished in state"
 line each of the cycle's Prefect task runs logs, and tells the next stage, one step out of `len(CYCLE_STAGES)`."""
 
 from __future__ import annotations

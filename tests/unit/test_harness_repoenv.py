@@ -16,7 +16,6 @@ import pytest
 from evals.harness import Instance, evaluate
 from evals.harness.instance import EnvSpec
 from evals.harness.repoenv import EnvCache, env_key
-from evals.harness.sandbox import probe
 from evals.harness.testrun import run_tests
 from postgame.store import LocalStore
 from tests.harness_fixtures import commit, diff_against, init_repo, quick_settings
@@ -75,7 +74,7 @@ def instances(root: Path, spec: dict | None) -> list[Instance]:
     return [Instance(instance_id=f"acme__clampy-{n}", **common) for n in (1, 2)]
 
 
-needs_bwrap = pytest.mark.skipif(not probe().bwrap_ok, reason="per-repository environments need bubblewrap")
+needs_bwrap = pytest.mark.sandbox("bwrap")  # per-repository environments run only in bubblewrap
 
 
 @needs_bwrap

@@ -196,7 +196,7 @@ def test_mcnemar_exact_known_values(wins, losses, sided, p):
 def test_wilson_and_power_known_values():
     assert wilson(8, 20) == pytest.approx((0.218807, 0.613418), abs=1e-6)  # statsmodels proportion_confint wilson
     assert wilson(0, 10)[0] == 0.0 and wilson(0, 0) == (0.0, 1.0)
-    # What the defaults can detect (the settings docstring and README quote these): n = 60, alpha 0.05 one-sided.
+    # What the defaults can detect (the settings docstring and docs/promotion.md quote these): n = 60, alpha 0.05 one-sided.
     assert detectable_effect(60) == pytest.approx(0.11)
     assert detectable_effect(60, loss_rate=0.02) == pytest.approx(0.145)
     # Two instances: no outcome is significant, so no gain is detectable (it raised ValueError at gain 1.005 and
