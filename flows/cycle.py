@@ -9,7 +9,8 @@ in-process on Prefect's ephemeral API, a SQLite MLflow store and a folder as the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from prefect import flow
@@ -27,6 +28,8 @@ from tasks.report import CycleReport, nothing_to_learn, open_cycle_run, report
 from tasks.resume import RESULTS_BLOCK
 from tasks.train import train, training_run
 from tasks.validate import validate
+
+CYCLE_STAGES = ("open-cycle-run", "ingest", "validate", "curate", "train", "evaluate", "promote", "report")
 
 
 @flow(name="continuous-cycle", persist_result=True, result_storage=RESULTS_BLOCK)  # resumable: tasks/resume.py
@@ -84,6 +87,32 @@ def run_cycle(config_path: str | None = None, source: str | None = None) -> Cycl
     with process_wide_settings(prefect_settings(cfg)):
         save_result_storage(cfg)
         return continuous_cycle(source=source, config_path=str(config_path) if config_path else None)
+
+
+@contextmanager
+def following_stages(tell: Callable[[str, int], None]) -> Iterator[None]:
+    """While inside, each stage of a cycle that finishes tells `tell(next stage, 1)` (a progress bar's, out of
+    `len(CYCLE_STAGES)`): the cycle's Prefect task runs log "Finished in state ..." in this process."""
+    watcher = _StageWatcher(tell)
+    task_runs = logging.getLogger("prefect.task_runs")
+    tell(CYCLE_STAGES[0], 0)
+    task_runs.addHandler(watcher)
+    try:
+        yield
+    finally:
+        task_runs.removeHandler(watcher)
+
+
+class _StageWatcher(logging.Handler):
+    def __init__(self, tell: Callable[[str, int], None]) -> None:
+        super().__init__(logging.INFO)
+        self.tell = tell
+
+    def emit(self, record: logging.LogRecord) -> None:
+        name = str(getattr(record, "task_run_name", "")).rsplit("-", 1)[0]
+        if name in CYCLE_STAGES and record.getMessage().startswith("Finished in state"):
+            following = CYCLE_STAGES.index(name) + 1
+            self.tell(CYCLE_STAGES[following] if following < len(CYCLE_STAGES) else "done", 1)
 
 
 @contextmanager

@@ -21,15 +21,13 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
 from postgame.config import Config
 from postgame.errors import CycleFailed
-
-CYCLE_STAGES = ("open-cycle-run", "ingest", "validate", "curate", "train", "evaluate", "promote", "report")
 
 
 def demo_traffic(cfg: Config):
@@ -56,51 +54,49 @@ def bootstrap_base(cfg: Config) -> str:
 
 
 class Screen:
-    """What the user sees: short lines, and a progress bar while a step runs (rich, on the real terminal)."""
+    """What the user sees: short lines, and while a step runs the progress bar every command shows
+    (`postgame.console.progress_bar`) on the real terminal; not a terminal (a CI log, a pipe): just the line when
+    the step ends."""
 
     def __init__(self, terminal: TextIO):
         from rich.console import Console
 
+        self.terminal = terminal
         self.console = Console(file=terminal, highlight=False, soft_wrap=True)
 
     def line(self, text: str = "") -> None:
         self.console.print(text, markup=False)
 
     @contextmanager
-    def step(self, title: str, total: float | None = None) -> Iterator[_Bar]:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    def step(self, title: str, total: int | None = None) -> Iterator[_Bar]:
+        from postgame.console import progress_bar
 
-        columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=24)]
-        columns += [MofNCompleteColumn()] if total else []
         started = time.monotonic()
-        # Not a terminal (a CI log, a pipe): no live bar, just the line when the step ends.
-        # redirect_*=False: what libraries print while the bar runs stays in the log file, not above the bar.
-        with Progress(
-            *columns,
-            TimeElapsedColumn(),
-            console=self.console,
-            transient=True,
-            disable=not self.console.is_terminal,
-            redirect_stdout=False,
-            redirect_stderr=False,
-        ) as progress:
-            bar = _Bar(progress, progress.add_task(title, total=total), title)
+        with progress_bar(title, total, enabled=True, file=self.terminal) as tell:
+            bar = _Bar(tell)
             yield bar
         self.line(f"{title}: {bar.outcome or 'done'} ({time.monotonic() - started:.0f}s)")
 
 
 class _Bar:
-    def __init__(self, progress, task_id, title: str):
-        self.progress, self.task_id, self.title, self.outcome = progress, task_id, title, ""
+    """A step's bar as the demo drives it: `advance(n)` (traffic), `say(text)` (stack, task world), `set(n)` (the
+    cycle's stages done so far), `tell(text, n)`; `outcome` is the step's closing line."""
 
-    def advance(self, n: float = 1) -> None:
-        self.progress.advance(self.task_id, n)
+    def __init__(self, tell: Callable[[str, int], None]):
+        self._tell, self.text, self.done, self.outcome = tell, "", 0, ""
 
-    def set(self, completed: float) -> None:
-        self.progress.update(self.task_id, completed=completed)
+    def advance(self, n: int = 1) -> None:
+        self.tell(self.text, n)
+
+    def set(self, completed: int) -> None:
+        self.tell(self.text, completed - self.done)
 
     def say(self, text: str) -> None:
-        self.progress.update(self.task_id, description=f"{self.title}: {text[:70]}")
+        self.tell(text)
+
+    def tell(self, text: str, done: int = 0) -> None:
+        self.text, self.done = text[:70], self.done + done
+        self._tell(self.text, done)
 
 
 def cycle_block(report) -> list[str]:
@@ -155,6 +151,7 @@ def _run(
     cfg: Config, cycles: int, sessions: int, keep_up: bool, config_path: str | None, screen: Screen, log_path: Path
 ):
     from evals.factory.build import build_tasks
+    from flows.cycle import CYCLE_STAGES
     from flows.deploy import deployment_name, trigger
     from infra.stack import down, up
     from models.traffic import simulate_traffic
@@ -175,7 +172,7 @@ def _run(
         for n in range(1, cycles + 1):
             with screen.step(f"cycle {n}/{cycles} traffic", total=sessions) as bar:
                 traffic = simulate_traffic(
-                    cfg, sessions=sessions, settings=demo_traffic(cfg), progress=bar.advance, announce=False
+                    cfg, sessions=sessions, settings=demo_traffic(cfg), progress=bar.tell, announce=False
                 )
                 bar.outcome = f"{traffic.sessions} sessions, {traffic.outcomes.get('resolved', 0)} resolved"
             with screen.step(f"cycle {n}/{cycles}", total=len(CYCLE_STAGES)) as bar:
@@ -207,6 +204,7 @@ def _run(
 def deployment_cycle(cfg: Config, run_id: str, bar: _Bar):
     """Follow a cycle's flow run of the deployment to its end (the bar moves stage by stage) and return its report
     (as the cycle recorded it in MLflow). Raises CycleFailed when the run ends any other way, with its error."""
+    from flows.cycle import CYCLE_STAGES
     from flows.deploy import wait_for_run
     from postgame.report import history
 

@@ -295,10 +295,18 @@ def score_sets(
 
 
 def evaluate_policy(
-    cfg: Config, policy, run_id: str, out_dir: Path, *, exclude_version: str | None = None, mapper: Mapper | None = None
+    cfg: Config,
+    policy,
+    run_id: str,
+    out_dir: Path,
+    *,
+    exclude_version: str | None = None,
+    mapper: Mapper | None = None,
+    progress: Callable[[str, int], None] | None = None,
 ) -> Evaluation:
     """Grade `policy` (logged in `run_id`) and the champion on the same sets; keep both as artifacts of run_id.
-    `mapper`: where each instance is graded (`grade_predictions`)."""
+    `mapper`: where each instance is graded (`grade_predictions`). `progress(text, graded)`: told what starts next
+    and how many instances were just graded (scores stored earlier count as graded), `evaluation_size` in all."""
     from models import registry
     from models.policy import Policy
     from postgame.lineage import EVAL_REPORT_PATH, EVAL_REPORT_TAG, file_sha256
@@ -306,7 +314,9 @@ def evaluate_policy(
     decide, sets, notes = graded_sets(cfg)
     keys = {split: cache_key(cfg, split, records) for split, records in sets.items()}
     stored_own = {s: hit for s in sets if (hit := registry.load_scores(cfg, run_id, keys[s])) is not None}
-    cand = _grade_all(cfg, policy, sets, keys, out_dir / "candidate", run_id, stored_own, mapper)
+    cand = _grade_all(
+        cfg, policy, sets, keys, out_dir / "candidate", run_id, stored_own, mapper, _labelled(progress, "candidate")
+    )
     champion = registry.champion_version(cfg)
     champ = None
     if champion is not None and champion.version != exclude_version:
@@ -320,7 +330,17 @@ def evaluate_policy(
             )
         else:
             champ_policy = None
-        champ = _grade_all(cfg, champ_policy, sets, keys, out_dir / "champion", champion.run_id, stored, mapper)
+        champ = _grade_all(
+            cfg,
+            champ_policy,
+            sets,
+            keys,
+            out_dir / "champion",
+            champion.run_id,
+            stored,
+            mapper,
+            _labelled(progress, "champion"),
+        )
     spent = sum(s.cpu_seconds for s in cand.values() if s.split not in stored_own)
     evaluation = Evaluation(
         decide_split=decide,
@@ -341,9 +361,26 @@ def evaluate_policy(
     return evaluation
 
 
-def evaluate_candidate(cfg: Config, candidate, mapper: Mapper | None = None) -> Evaluation:
+def evaluation_size(cfg: Config, *, exclude_version: str | None = None) -> int:
+    """How many instances `evaluate_policy` grades: every promotion set, for the candidate and, unless there is none
+    (or it is `exclude_version`), the champion."""
+    from models import registry
+
+    graded = sum(len(records) for records in graded_sets(cfg)[1].values())
+    champion = registry.champion_version(cfg)
+    return graded * (2 if champion is not None and champion.version != exclude_version else 1)
+
+
+def _labelled(progress: Callable[[str, int], None] | None, who: str) -> Callable[[str, int], None] | None:
+    return (lambda text, graded: progress(f"{who}: {text}", graded)) if progress else None
+
+
+def evaluate_candidate(
+    cfg: Config, candidate, mapper: Mapper | None = None, progress: Callable[[str, int], None] | None = None
+) -> Evaluation:
     """The cycle's evaluate stage: a trained, not yet registered candidate (`models.train.Candidate`); `mapper`: the
-    `runner:` engine the Prefect task opened (`tasks/evaluate.py`), None for the harness's thread pool."""
+    `runner:` engine the Prefect task opened (`tasks/evaluate.py`), None for the harness's thread pool; `progress`
+    as in `evaluate_policy`."""
     from models.policy import Policy
 
     policy = Policy(
@@ -352,11 +389,14 @@ def evaluate_candidate(cfg: Config, candidate, mapper: Mapper | None = None) -> 
         version=f"run-{candidate.run_id}",
         settings=cfg.policy,
     )
-    return evaluate_policy(cfg, policy, candidate.run_id, cfg.home / "runs" / candidate.run_id / "eval", mapper=mapper)
+    return evaluate_policy(
+        cfg, policy, candidate.run_id, cfg.home / "runs" / candidate.run_id / "eval", mapper=mapper, progress=progress
+    )
 
 
-def evaluate_version(cfg: Config, version: str) -> Evaluation:
-    """A registered version graded again against the champion (`postgame promote --version V`)."""
+def evaluate_version(cfg: Config, version: str, progress: Callable[[str, int], None] | None = None) -> Evaluation:
+    """A registered version graded again against the champion (`postgame promote --version V`); `progress` as in
+    `evaluate_policy`."""
     from models import registry
     from models.policy import Policy
 
@@ -365,5 +405,10 @@ def evaluate_version(cfg: Config, version: str) -> Evaluation:
         registry.download_version(cfg, info.version), name=info.name, version=info.version, settings=cfg.policy
     )
     return evaluate_policy(
-        cfg, policy, info.run_id, cfg.home / "runs" / info.run_id / "eval", exclude_version=info.version
+        cfg,
+        policy,
+        info.run_id,
+        cfg.home / "runs" / info.run_id / "eval",
+        exclude_version=info.version,
+        progress=progress,
     )

@@ -23,12 +23,13 @@ def simulate_traffic(
     seed: int | None = None,
     settings: SimulatorSettings | None = None,
     now: datetime | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[str, int], None] | None = None,
     announce: bool = True,
 ) -> SimulationSummary:
-    """The champion's traffic, logged under `factory.simulate.log_prefix` of the store; `progress(n)` is told each
-    time the champion has answered n more sessions. `announce`: emit `postgame.logs.landed` afterwards (the
-    deployment's event trigger starts a cycle); the demo starts its cycles itself."""
+    """The champion's traffic, logged under `factory.simulate.log_prefix` of the store; `progress(text, n)` as in
+    `evals.factory.simulate.simulate` (n more sessions answered, `sessions` in all). `announce`: emit
+    `postgame.logs.landed` afterwards (the deployment's event trigger starts a cycle); the demo starts its cycles
+    itself."""
     from evals.factory.instances import load_split
     from evals.harness import GradeCache, evaluate
     from models.answer import submit
@@ -41,19 +42,12 @@ def simulate_traffic(
     cache = GradeCache(cfg.home / "cache" / "grades")
 
     def attempt(prompts):
-        answers = submit(policy, prompts, cfg.scaffold)
-        if progress:
-            progress(len(answers))
-        return answers
+        return submit(policy, prompts, cfg.scaffold)
 
     def grade(instance, patch):
         return evaluate(instance, patch, repos_dir=None, settings=cfg.eval, cache=cache)
 
-    play = (
-        _agent_play(cfg, policy, seed=cfg.factory.seed if seed is None else seed, progress=progress)
-        if cfg.agent.enabled
-        else None
-    )
+    play = _agent_play(cfg, policy, seed=cfg.factory.seed if seed is None else seed) if cfg.agent.enabled else None
     summary = simulate(
         instances,
         attempt,
@@ -69,13 +63,14 @@ def simulate_traffic(
         usd_per_cpu_hour=cfg.cost.usd_per_cpu_hour,
         grade_workers=cfg.eval.workers or os.cpu_count() or 1,
         prompt_context=cfg.policy.prompt_context,
+        progress=progress,
     )  # the prompt training and evaluation show
     if announce:
         emit_logs_landed(cfg, source=log_source(cfg), objects=len(summary.objects))  # the deployment's event trigger
     return summary
 
 
-def _agent_play(cfg: Config, policy, *, seed: int, progress: Callable[[int], None] | None):
+def _agent_play(cfg: Config, policy, *, seed: int):
     """Episodes of the champion in the environment (sampled turns), its first observation the prompt a single
     answer gets: the traffic of an agent."""
     from evals.agent.batch import play_episodes
@@ -84,7 +79,7 @@ def _agent_play(cfg: Config, policy, *, seed: int, progress: Callable[[int], Non
     factory = policy_factory(cfg, policy.path, f"{policy.name}@{policy.version}", greedy=False, seed=seed)
 
     def play(instances, prompts):
-        records = play_episodes(
+        return play_episodes(
             instances,
             factory,
             agent=cfg.agent,
@@ -93,8 +88,5 @@ def _agent_play(cfg: Config, policy, *, seed: int, progress: Callable[[int], Non
             runner=cfg.runner,
             contexts={i.instance_id: p for i, p in zip(instances, prompts)},
         )
-        if progress:
-            progress(len(records))
-        return records
 
     return play

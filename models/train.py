@@ -44,6 +44,9 @@ from models import checkpoints
 from postgame.config import Config, PolicySettings, TrainSettings
 from postgame.curate import CuratedDataset, load_rows, rows_of
 
+if TYPE_CHECKING:
+    from transformers import TrainerCallback
+
 RewardFn = Callable[..., list[float | None]]
 MetricsSink = Callable[[int, dict[str, float]], None]
 EXAMPLE_ID = "example_id"
@@ -329,6 +332,22 @@ class _StepMetrics:
         self.last = metrics
         if self.sink is not None:
             self.sink(int(state.global_step), metrics)
+
+
+def step_progress(progress: Callable[[str, int], None], max_steps: int) -> TrainerCallback:
+    """A TRL callback that tells `progress(f"step {n}/{max_steps}", steps just done)` at each step's end; a resumed
+    run's first step counts the steps it resumed past, so the bar ends at `max_steps`."""
+    from transformers import TrainerCallback
+
+    class StepProgress(TrainerCallback):
+        told = 0
+
+        def on_step_end(self, args: Any, state: Any, control: Any, **_: Any) -> None:
+            step = int(state.global_step)
+            progress(f"step {step}/{max_steps}", step - self.told)
+            self.told = step
+
+    return StepProgress()
 
 
 # --- trainers, by name ---------------------------------------------------------------------------------------------
@@ -662,8 +681,11 @@ def _mlflow_sink(run_id: str) -> MetricsSink:
     return sink
 
 
-def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candidate:
-    """setup → train → save, tracked in the MLflow run `run_id`."""
+def train_candidate(
+    cfg: Config, dataset: CuratedDataset, run_id: str, progress: Callable[[str, int], None] | None = None
+) -> Candidate:
+    """setup → train → save, tracked in the MLflow run `run_id`. `progress(text, steps)`: told at each training
+    step's end how many steps were just done, `cfg.train.max_steps` in all (`step_progress`)."""
     import mlflow
     import pandas as pd
     from mlflow.data.pandas_dataset import from_pandas  # what `mlflow.data.from_pandas` is (registered at import)
@@ -724,6 +746,7 @@ def train_candidate(cfg: Config, dataset: CuratedDataset, run_id: str) -> Candid
                 policy=cfg.policy,
                 reward_fn=reward,
                 on_metrics=_mlflow_sink(run.info.run_id),
+                callbacks=(step_progress(progress, cfg.train.max_steps),) if progress else (),
                 tools=_tool_schemas(cfg) if agent else None,
             )
         )

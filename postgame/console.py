@@ -21,25 +21,41 @@ def quiet_stdout(as_json: bool) -> contextlib.AbstractContextManager:
 
 
 @contextlib.contextmanager
-def progress_bar(title: str, total: int, *, enabled: bool) -> Iterator[Callable[[str, int], None]]:
-    """A progress bar on stderr while the block runs (rich, as the demo's); yields `tell(text, done)`, which shows
-    what runs now beside the title and advances the bar by `done` of `total`. Off, `tell` doing nothing, when not
-    `enabled` (--json) or when stderr is not a terminal (a CI log, a pipe): there only the command's lines appear."""
+def progress_bar(
+    title: str, total: int | None, *, enabled: bool, file: TextIO | None = None
+) -> Iterator[Callable[[str, int], None]]:
+    """A progress bar on stderr while the block runs (rich; every long command and the demo draw this one); yields
+    `tell(text, done)`, which shows what runs now beside the title and advances the bar by `done` of `total`, with
+    the time left once some is done. `total` None (not known up front): a spinner with the elapsed time. Off, `tell`
+    doing nothing, when not `enabled` (--json) or when stderr is not a terminal (a CI log, a pipe): there only the
+    command's lines appear. `file`: where the bar goes instead of stderr (`terminal_stderr()` while library output
+    is redirected)."""
     from rich.console import Console
 
-    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    console = Console(file=file, stderr=file is None, highlight=False, soft_wrap=True)
     if not enabled or not console.is_terminal:
         yield _quiet
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
+    counted: list[ProgressColumn] = [BarColumn(bar_width=24), MofNCompleteColumn()] if total is not None else []
+    left: list[ProgressColumn] = [TextColumn("left"), TimeRemainingColumn()] if total is not None else []
     # redirect_*=False: what libraries print meanwhile goes where it went, not above the bar
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
-        BarColumn(bar_width=24),
-        MofNCompleteColumn(),
+        *counted,
         TimeElapsedColumn(),
+        *left,
         console=console,
         transient=True,
         redirect_stdout=False,
@@ -48,9 +64,26 @@ def progress_bar(title: str, total: int, *, enabled: bool) -> Iterator[Callable[
         task = progress.add_task(title, total=total)
 
         def tell(text: str, done: int = 0) -> None:
-            progress.update(task, description=f"{title}: {text}", advance=done)
+            progress.update(task, description=f"{title}: {text}" if text else title, advance=done)
 
         yield tell
+
+
+@contextlib.contextmanager
+def terminal_stderr() -> Iterator[TextIO]:
+    """A stream to where stderr goes now, which stays there while `library_output_to` sends file descriptor 2 to
+    the log: enter it first, and a progress bar drawn on it stays on the terminal."""
+    import io
+    import os
+
+    sys.stderr.flush()
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, io.UnsupportedOperation):  # stderr is an in-memory stream (a test's capture)
+        yield sys.stderr
+        return
+    with os.fdopen(os.dup(fd), "w", buffering=1) as stream:
+        yield stream
 
 
 def _quiet(text: str, done: int = 0) -> None:

@@ -109,10 +109,11 @@ def run_episodes(
     runner: RunnerSettings,
     contexts: dict[str, str] | None = None,
     mapper: Mapper | None = None,
+    progress: Callable[[str, int], None] | None = None,
 ) -> AgentReport:
     """Play one episode per instance through `runner` (or `mapper`, e.g. the Prefect mapper a flow opened); write
     the trajectories and the report. `contexts` gives an instance's task text (by id), e.g. the scaffold's oracle
-    prompt."""
+    prompt; `progress` as in `play_episodes`."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     records = play_episodes(
@@ -125,6 +126,7 @@ def run_episodes(
         contexts=contexts,
         mapper=mapper,
         trajectories=out / "trajectories.jsonl",
+        progress=progress,
     )
     report = summarise(records)
     (out / "report.json").write_text(json.dumps(report.to_dict(), indent=2))
@@ -142,9 +144,11 @@ def play_episodes(
     contexts: dict[str, str] | None = None,
     mapper: Mapper | None = None,
     trajectories: Path | None = None,
+    progress: Callable[[str, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """The trajectory records (each with its `harness_report`) of one episode per instance, in instance order;
-    appended to `trajectories` (JSON Lines) as they finish, when given."""
+    appended to `trajectories` (JSON Lines) as they finish, when given. `progress(instance id, 1)` is told as each
+    episode finishes (a progress bar's `tell`, out of `len(instances)`)."""
     contexts = contexts or {}
     jobs = [
         EpisodeJob(
@@ -161,6 +165,8 @@ def play_episodes(
                 if fh is not None:
                     fh.write(json.dumps({k: v for k, v in record.items() if k != "harness_report"}) + "\n")
                     fh.flush()  # what finished is on disk even if the batch is killed
+                if progress:
+                    progress(record["instance_id"], 1)
         finally:
             if fh is not None:
                 fh.close()

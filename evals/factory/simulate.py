@@ -268,9 +268,13 @@ def simulate(
     files_for: Callable[[Instance], dict[str, str]] = prompt_files,
     prompt_context: PromptContext = "file",
     play: Play | None = None,
+    progress: Callable[[str, int], None] | None = None,
 ) -> SimulationSummary:
     """Run `sessions` simulated sessions on `tasks` and write them to `store` (see the module docstring). With
-    `play`, the policy acts as an agent: each session is an episode in the environment, logged as schema v2."""
+    `play`, the policy acts as an agent: each session is an episode in the environment, logged as schema v2.
+    `progress(text, n)` (a progress bar's `tell`) is told which sessions the policy answers (or plays) now, then
+    `n` more answered: `sessions` in all; then that the answers are graded."""
+    tell = progress or (lambda text, done: None)
     if not tasks:
         raise ValueError("no tasks to simulate: the train split is empty (run `postgame factory build`)")
     start = time.monotonic()
@@ -287,19 +291,24 @@ def simulate(
     if play is not None:
         played: list[_Session] = []
         for i in range(0, sessions, settings.batch_size):
+            tell(f"playing sessions {i + 1}-{min(i + settings.batch_size, sessions)}", 0)
             records = play(list(chosen[i : i + settings.batch_size]), prompts[i : i + settings.batch_size])
             played += [episode_session(r) for r in records]
+            tell(f"{len(played)} played", len(records))
         logged = played
     else:
         assert attempt is not None and grade is not None, "simulate needs attempt and grade, or play"
         generations: list[GenerationLike] = []
         for i in range(0, sessions, settings.batch_size):
             batch = prompts[i : i + settings.batch_size]
+            tell(f"answering sessions {i + 1}-{i + len(batch)}", 0)
             out = list(attempt(batch))
             if len(out) != len(batch):
                 raise ValueError(f"the policy returned {len(out)} generations for {len(batch)} prompts")
             generations += out
+            tell(f"{len(generations)} answered", len(out))
         patches = [extract_patch(g.text) for g in generations]
+        tell(f"grading the {sum(bool(p.strip()) for p in patches)} answers with a patch", 0)
         with ThreadPoolExecutor(max_workers=max(1, grade_workers)) as pool:
             grades = list(pool.map(lambda ip: grade(*ip) if ip[1].strip() else None, zip(chosen, patches)))
         logged = _answer_sessions(prompts, generations, patches, grades)

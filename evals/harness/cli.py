@@ -92,7 +92,9 @@ def run_cmd(
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds per test run (default: eval.timeout_s)."),
     reruns: int | None = typer.Option(None, "--reruns", help="Extra runs per instance; disagreeing tests are flaky."),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON on stdout."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on stderr."),
+    progress: bool = typer.Option(
+        True, "--progress/--no-progress", help="Progress bar on stderr (only on a terminal, never with --json)."
+    ),
 ) -> None:
     """Grade predictions like SWE-bench, each test run sandboxed; write OUT/report.json."""
     from evals.harness.instance import HarnessInputError, load_instances, load_predictions
@@ -129,7 +131,7 @@ def run_cmd(
         settings=settings,
         workers=settings.workers,
         reruns=settings.reruns,
-        progress=progress,
+        progress=progress and not as_json,
         envs=envs,
     )
     summary = {k: v for k, v in report.to_dict().items() if k != "instances"}

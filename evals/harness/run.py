@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from evals.harness.constants import GradeStatus
 from evals.harness.evaluator import GradeCache, GradeResult, error_result, evaluate
 from evals.harness.instance import Instance, Prediction
+from postgame.console import progress_bar
 from postgame.settings.harness import HarnessSettings
 
 if TYPE_CHECKING:
@@ -88,18 +88,6 @@ def _write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def _progress(total: int, enabled: bool):
-    if not enabled:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
-    return tqdm(
-        total=total, desc="eval", unit="inst", file=sys.stderr, dynamic_ncols=True, disable=None
-    )  # off if no TTY
-
-
 def run_evaluation(
     instances: Iterable[Instance],
     predictions: Iterable[Prediction],
@@ -117,6 +105,8 @@ def run_evaluation(
 
     `workers` and `reruns` default to the settings (`workers: 0` = one per core). `envs` keeps per-repository
     environments (instances with `env_spec`): pass one with the object store to share builds across machines.
+    `progress`: a bar out of the instances on stderr while they are graded (postgame.console.progress_bar: only on a
+    terminal).
     """
 
     start = time.monotonic()
@@ -151,16 +141,14 @@ def run_evaluation(
                 instance.instance_id, f"{type(exc).__name__}: {exc} (logs: {d})", pred.model_name_or_path
             )
 
-    bar = _progress(len(jobs), progress)
-    with ThreadPoolExecutor(max_workers=n_workers, thread_name_prefix="eval") as pool:
+    with (
+        progress_bar("eval", len(jobs), enabled=progress) as tell,
+        ThreadPoolExecutor(max_workers=n_workers, thread_name_prefix="eval") as pool,
+    ):
         futures = {pool.submit(job, inst, pred): inst.instance_id for inst, pred in jobs}
         for fut in as_completed(futures):
             results[futures[fut]] = fut.result()
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(resolved=sum(r.resolved for r in results.values()))
-    if bar is not None:
-        bar.close()
+            tell(f"{sum(r.resolved for r in results.values())} resolved", 1)
 
     return finish_report(by_id, preds, results, settings, start, out)
 

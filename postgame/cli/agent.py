@@ -7,8 +7,9 @@ Each instance is one episode (evals/agent/): the policy's tool calls until `subm
 copy's diff graded by the harness. Writes OUT/trajectories.jsonl (OpenAI chat messages with tool calls) and
 OUT/report.json (outcome mix, resolved, turns and tokens per episode, each harness report). A replay script holds one
 JSON object a line, `{"tool": NAME, "args": {...}}`, with an optional `"instance_id"` to address one instance.
-`--tools all` (or a comma-separated list) overrides `agent.tools`, bash included. Exits 0 when the episodes ran,
-whatever they resolved; 2 with one line when they cannot run.
+`--tools all` (or a comma-separated list) overrides `agent.tools`, bash included. While the episodes run, a progress
+bar over them on stderr (on a terminal, without --json). Exits 0 when the episodes ran, whatever they resolved; 2
+with one line when they cannot run.
 """
 
 from __future__ import annotations
@@ -52,10 +53,19 @@ def _instances(path: Path):
 
 def _run(cfg, agent, instances, factory, repos: Path | None, out: Path, as_json: bool) -> None:
     from evals.agent.batch import run_episodes
+    from postgame.console import progress_bar
 
-    report = run_episodes(
-        instances, factory, agent=agent, harness=cfg.eval, repos_dir=repos, out_dir=out, runner=cfg.runner
-    )
+    with progress_bar("episodes", len(instances), enabled=not as_json) as tell:
+        report = run_episodes(
+            instances,
+            factory,
+            agent=agent,
+            harness=cfg.eval,
+            repos_dir=repos,
+            out_dir=out,
+            runner=cfg.runner,
+            progress=lambda instance_id, done: tell(f"{instance_id} done", done),
+        )
     if as_json:
         echo_json({**report.to_dict(), "out": str(out)})
     else:

@@ -25,17 +25,24 @@ def cycle(
 ) -> None:
     """Run one continuous-training cycle: ingest, validate, curate, train, evaluate, promote, report.
 
-    Prints the Prefect flow run (id and URL), each stage's outcome, the decision, the cost and intelligence per
+    While it runs, a progress bar over the stages on stderr (on a terminal, without --json). Then prints the
+    Prefect flow run (id and URL), each stage's outcome, the decision, the cost and intelligence per
     dollar; library output goes to <home>/<demo.log_file>. A failed cycle prints one `error:` line and where its
     traceback was written (<home>/logs/error-*.log); Prefect's own logs of it stay in the log file and the UI."""
-    from flows.cycle import run_cycle
+    from flows.cycle import CYCLE_STAGES, following_stages, run_cycle
     from postgame.cli.failures import report_unexpected
-    from postgame.console import library_output_to
+    from postgame.console import library_output_to, progress_bar, terminal_stderr
     from postgame.errors import ConfigError
 
     cfg = runtime.current_config()
     try:
-        with library_output_to(cfg.home / cfg.demo.log_file):
+        # the bar's stream is opened before library output leaves for the log file: the bar stays on the terminal
+        with (
+            terminal_stderr() as err,
+            progress_bar("cycle", len(CYCLE_STAGES), enabled=not as_json, file=err) as tell,
+            library_output_to(cfg.home / cfg.demo.log_file),
+            following_stages(tell),
+        ):
             report = run_cycle(runtime.config_path_arg(), source=source)
     except ConfigError:
         raise
@@ -75,8 +82,11 @@ def simulate(
     secret_rate: float | None = typer.Option(None, min=0, max=1, help="Share leaking a fake secret."),
     as_json: bool = typer.Option(False, "--json", help="The summary (planted counts included) as JSON."),
 ) -> None:
-    """The champion attempts train tasks; the harness grades them; each attempt becomes a production log record."""
+    """The champion attempts train tasks; the harness grades them; each attempt becomes a production log record.
+
+    While it runs, a progress bar over the sessions answered on stderr (on a terminal, without --json)."""
     from models.traffic import simulate_traffic
+    from postgame.console import progress_bar
 
     cfg = runtime.current_config()
     knobs = {
@@ -89,7 +99,8 @@ def simulate(
         if v is not None
     }
     settings = cfg.factory.simulate.model_copy(update=knobs)
-    summary = simulate_traffic(cfg, sessions=sessions, seed=seed, settings=settings)
+    with progress_bar("simulate", sessions, enabled=not as_json) as tell:
+        summary = simulate_traffic(cfg, sessions=sessions, seed=seed, settings=settings, progress=tell)
     if as_json:
         echo_json(summary.to_dict())
         return
@@ -113,10 +124,13 @@ def train(
         False, "--json", help="Print one JSON object: run id, model URI, final metrics with their baselines, cost."
     ),
 ) -> None:
-    """Curate snapshots and train a candidate policy on them (TRL), tracked in MLflow; resumes a killed run."""
+    """Curate snapshots and train a candidate policy on them (TRL), tracked in MLflow; resumes a killed run.
+
+    While it trains, a progress bar over the training steps on stderr (on a terminal, without --json)."""
     from evals.factory.instances import split_map
     from models.train import SUMMARY_METRICS, get_trainer, new_training_run, train_candidate
     from postgame import ledger
+    from postgame.console import progress_bar
     from postgame.curate import curate_snapshots
 
     cfg = runtime.current_config()
@@ -135,7 +149,11 @@ def train(
         raise typer.Exit(1)
     with quiet_stdout(as_json):
         dataset = curate_snapshots(cfg, snapshots, split_map(cfg))
-        candidate = train_candidate(cfg, dataset, new_training_run(cfg, f"train-{snapshots[-1][:8]}"))
+        with progress_bar("train", cfg.train.max_steps, enabled=not as_json) as tell:
+            tell("loading the parent policy", 0)
+            candidate = train_candidate(
+                cfg, dataset, new_training_run(cfg, f"train-{snapshots[-1][:8]}"), progress=tell
+            )
     if as_json:
         echo_json(
             {
@@ -167,10 +185,14 @@ def promote(
     version: str | None = typer.Option(None, "--version", help="A registered version to evaluate again."),
     as_json: bool = typer.Option(False, "--json", help="Print the decision with its reasons and figures."),
 ) -> None:
-    """Evaluate a candidate (a training run, or a registered version) against the champion and apply the gate."""
-    from models.evaluate import evaluate_candidate, evaluate_version
+    """Evaluate a candidate (a training run, or a registered version) against the champion and apply the gate.
+
+    While it grades, a progress bar over the instances graded (candidate, then champion) on stderr (on a terminal,
+    without --json)."""
+    from models.evaluate import evaluate_candidate, evaluate_version, evaluation_size
     from models.promote import promote_candidate, promote_version
     from models.train import load_candidate
+    from postgame.console import progress_bar
 
     if (run_id is None) == (version is None):
         raise typer.BadParameter("give exactly one of --run-id RUN or --version V")
@@ -178,7 +200,8 @@ def promote(
     with quiet_stdout(as_json):
         if run_id is not None:
             candidate = load_candidate(cfg, run_id)
-            evaluation = evaluate_candidate(cfg, candidate)
+            with progress_bar("promote", evaluation_size(cfg), enabled=not as_json) as tell:
+                evaluation = evaluate_candidate(cfg, candidate, progress=tell)
             result = promote_candidate(cfg, candidate, evaluation)
         else:
             from models import registry
@@ -186,7 +209,9 @@ def promote(
             champion = registry.champion_version(cfg)
             if champion is not None and champion.version == str(version):
                 raise typer.BadParameter(f"v{version} is already champion")
-            evaluation = evaluate_version(cfg, str(version))
+            size = evaluation_size(cfg, exclude_version=str(version))
+            with progress_bar("promote", size, enabled=not as_json) as tell:
+                evaluation = evaluate_version(cfg, str(version), progress=tell)
             result = promote_version(cfg, str(version), evaluation)
     if as_json:
         echo_json(

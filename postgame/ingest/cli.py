@@ -40,8 +40,11 @@ def ingest(
         None, "--interval", min=0.1, help="With --watch: seconds between polls (operate.watch_interval_s)."
     ),
 ) -> None:
-    """Read new production-log objects into an immutable snapshot; re-running reads nothing twice."""
+    """Read new production-log objects into an immutable snapshot; re-running reads nothing twice.
+
+    While it reads, a spinner with the objects read so far on stderr (on a terminal, without --json)."""
     from postgame import runtime
+    from postgame.console import progress_bar
     from postgame.events import emit_logs_landed
     from postgame.events import watch as watch_source
     from postgame.ingest.lines import REASONS
@@ -53,7 +56,8 @@ def ingest(
             raise typer.BadParameter("--watch polls ingest.source and prints a line per poll: no --source or --json")
         watch_source(cfg, interval_s=interval, say=typer.echo)
         return
-    summary = run_ingest(source or runtime.log_source(cfg), cfg=cfg)
+    with progress_bar("ingest", None, enabled=not as_json) as tell:
+        summary = run_ingest(source or runtime.log_source(cfg), cfg=cfg, progress=tell)
     emit_logs_landed(cfg, source=source or runtime.log_source(cfg), objects=summary.objects_read)  # a cycle learns it
     if as_json:
         _echo_json(summary.cli_dict())

@@ -332,10 +332,12 @@ def ingest(
     source_uri: str,
     mapper: Mapper | None = None,
     config_sha256: str | None = None,
+    progress: Callable[[str, int], None] | None = None,
 ) -> IngestSummary:
     """Read the new log objects of `source` under `prefix` into one snapshot committed to `state`. With `mapper`,
     objects are parsed through it (in parallel); without, line by line in this process (the reference path).
-    `config_sha256` (the config that runs it) is recorded in the snapshot's manifest for lineage."""
+    `config_sha256` (the config that runs it) is recorded in the snapshot's manifest for lineage. `progress(text, 1)`
+    is told as each new object is read ("k/n objects read": how many there are is known only here)."""
     started = time.monotonic()
     committed = snap.load_state(state, settings.state_prefix)
     todo, skipped = _new_objects(source, prefix, state, settings, committed)
@@ -354,15 +356,19 @@ def ingest(
         )
     writer = snap.SnapshotWriter(workdir, settings.batch_rows, settings.batch_bytes)
     try:
+        tell = progress or (lambda text, done: None)
         if mapper is None:
             run = _Run(settings, writer, committed.seen)
-            for info in todo:
+            for n, info in enumerate(todo, 1):
                 run.read_object(source, info)
+                tell(f"{n}/{len(todo)} objects read", 1)
         else:
             run = _ParallelRun(settings, writer, committed.seen)
             parse = functools.partial(parse_object, settings=settings)
-            for part in mapper(parse, _jobs(source, todo)):
+            for n, part in enumerate(mapper(parse, _jobs(source, todo)), 1):
                 run.take(source, part)
+                tell(f"{n}/{len(todo)} objects read", 1)
+        tell(f"{len(todo)} objects read; committing the snapshot", 0)
         counts = run.counts(skipped)
         # Two ingests into one store must not both commit on the same parent: check the head just before.
         heads = snap.manifests(state, settings.state_prefix)
@@ -404,15 +410,18 @@ def ingest(
     )
 
 
-def run_ingest(source_uri: str, *, cfg, mapper: Mapper | None = None) -> IngestSummary:
+def run_ingest(
+    source_uri: str, *, cfg, mapper: Mapper | None = None, progress: Callable[[str, int], None] | None = None
+) -> IngestSummary:
     """Ingest the logs at `source_uri` (a folder or s3://bucket/prefix) into the store configured in `cfg`, objects
     parsed through `mapper` (default: the `runner:` engine of `cfg`, without Prefect; `runner.kind: serial` = the
-    one-process path). Store failures raise StoreError; `is_transient_s3_error` tells which are worth a retry."""
+    one-process path). Store failures raise StoreError; `is_transient_s3_error` tells which are worth a retry.
+    `progress` as in `ingest`."""
     if mapper is None and cfg.runner.kind != "serial":
         from postgame.runners import local_mapper
 
         with local_mapper(cfg.runner) as local:
-            return run_ingest(source_uri, cfg=cfg, mapper=local)
+            return run_ingest(source_uri, cfg=cfg, mapper=local, progress=progress)
     from postgame import runtime
     from postgame.lineage import config_sha256
 
@@ -431,4 +440,5 @@ def run_ingest(source_uri: str, *, cfg, mapper: Mapper | None = None) -> IngestS
             source_uri=source_uri,
             mapper=mapper,
             config_sha256=config_sha256(cfg),
+            progress=progress,
         )

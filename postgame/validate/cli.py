@@ -16,14 +16,18 @@ def validate(
     snapshot: str = typer.Option("latest", "--snapshot", help="Snapshot id, unique prefix, or latest."),
     as_json: bool = typer.Option(False, "--json", help="Print the validation report as JSON."),
 ) -> None:
-    """Validate a snapshot against the contract and the previous snapshot; critical failures exit 1."""
+    """Validate a snapshot against the contract and the previous snapshot; critical failures exit 1.
+
+    While it runs, a spinner naming the phase (and batch) on stderr (on a terminal, without --json)."""
     from postgame import runtime
+    from postgame.console import progress_bar
     from postgame.errors import DataValidationError
     from postgame.validate.report import ValidationReport
     from postgame.validate.run import validate_snapshot
 
     try:
-        report = validate_snapshot(snapshot, cfg=runtime.current_config())
+        with progress_bar("validate", None, enabled=not as_json) as tell:
+            report = validate_snapshot(snapshot, cfg=runtime.current_config(), progress=tell)
     except DataValidationError as exc:
         if as_json and isinstance(exc.report, ValidationReport):  # the gate attaches its report
             typer.echo(exc.report.model_dump_json(indent=2))

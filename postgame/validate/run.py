@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -90,10 +90,14 @@ def _batches(path: Path, batch_rows: int, whole_columns: list[str], checks) -> I
     yield {WHOLE: whole, BATCH: batch_frame(checks)}
 
 
-def run_validation(snapshot_id: str, *, cfg) -> ValidationReport:
-    """Validate a snapshot and write Data Docs and the report; never raises on bad data (see validate_snapshot)."""
+def run_validation(snapshot_id: str, *, cfg, progress: Callable[[str, int], None] | None = None) -> ValidationReport:
+    """Validate a snapshot and write Data Docs and the report; never raises on bad data (see validate_snapshot).
+    `progress(text, done)` is told each phase (metrics, Great Expectations, each batch validated, the Data Docs):
+    how many batches there are is not known up front."""
+    tell = progress or (lambda text, done: None)
     settings = cfg.validate_
     manifest = catalog.snapshot_manifest(snapshot_id, cfg=cfg)
+    tell("batch metrics", 0)
     current = _metrics(manifest, cfg)
     baseline = _baseline(manifest, cfg)
     previous = None
@@ -106,6 +110,7 @@ def run_validation(snapshot_id: str, *, cfg) -> ValidationReport:
         drift_note = f"not measured: this snapshot has fewer than {settings.drift_min_records} records"
     checks = metrics.batch_checks(current, previous, settings)
 
+    tell("loading Great Expectations", 0)
     import_gx()
     suites = contract_expectations()
     whole = [exp for exp in suites[SESSIONS] if _is_whole(exp)]
@@ -115,7 +120,9 @@ def run_validation(snapshot_id: str, *, cfg) -> ValidationReport:
     project = cfg.home / settings.docs_dir
     path = catalog.snapshot_file(manifest.snapshot_id, cfg=cfg)
     batches = _batches(path, settings.batch_rows, [exp.column for exp in whole], checks)
-    run = run_suites(batches, suites, project_dir=project, run_name=f"snapshot-{manifest.snapshot_id[:12]}")
+    run = run_suites(
+        batches, suites, project_dir=project, run_name=f"snapshot-{manifest.snapshot_id[:12]}", progress=progress
+    )
 
     critical = [r for r in run.results if not r.success and r.severity == "critical"]
     warnings = [r for r in run.results if not r.success and r.severity != "critical"]
@@ -163,6 +170,7 @@ def raise_on_critical(report: ValidationReport) -> ValidationReport:
     return report
 
 
-def validate_snapshot(snapshot_id: str, *, cfg) -> ValidationReport:
-    """Validate a snapshot; raise DataValidationError naming the failed critical expectations (report attached)."""
-    return raise_on_critical(run_validation(snapshot_id, cfg=cfg))
+def validate_snapshot(snapshot_id: str, *, cfg, progress: Callable[[str, int], None] | None = None) -> ValidationReport:
+    """Validate a snapshot; raise DataValidationError naming the failed critical expectations (report attached).
+    `progress` as in `run_validation`."""
+    return raise_on_critical(run_validation(snapshot_id, cfg=cfg, progress=progress))

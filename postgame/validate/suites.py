@@ -15,7 +15,7 @@ Great Expectations is imported here, inside the function: the import costs secon
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -127,11 +127,18 @@ def table_of(suite: str) -> str:
 
 
 def run_suites(
-    batches: Iterable[dict[str, pd.DataFrame]], suites: dict[str, list], *, project_dir: Path, run_name: str
+    batches: Iterable[dict[str, pd.DataFrame]],
+    suites: dict[str, list],
+    *,
+    project_dir: Path,
+    run_name: str,
+    progress: Callable[[str, int], None] | None = None,
 ) -> SuiteRun:
     """Validate the frames of each batch against their suites (a suite absent from a batch is not run for it), then
     build the Data Docs of this run once. A result per expectation, merged over the batches: memory holds one batch.
-    Suite keys are table names, optionally with a `__suffix` (`sessions__whole`); results are named by the table."""
+    Suite keys are table names, optionally with a `__suffix` (`sessions__whole`); results are named by the table.
+    `progress(text, 1)` is told as each batch is validated, `(text, 0)` as the Data Docs are built."""
+    tell = progress or (lambda text, done: None)
     gx = import_gx()
     from great_expectations.core.run_identifier import RunIdentifier
     from great_expectations.data_context.types.base import ProgressBarsConfig
@@ -163,6 +170,8 @@ def run_suites(
             )
             for i, er in enumerate(outcome.results):
                 merged[(key, i)] = _merge(merged.get((key, i)), _result(table_of(key), er))
+        tell(f"batch {number + 1} validated", 1)
+    tell("building the Data Docs", 0)
     wanted = {(r.run_name, r.run_time) for r in run_ids}
     ours = [
         key

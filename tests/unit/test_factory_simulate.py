@@ -186,3 +186,23 @@ def test_a_second_run_writes_the_next_part_instead_of_overwriting(tmp_path, task
     assert first.objects == ["agent-logs/dt=2026-11-29/part-0000.jsonl.gz"]
     assert second.objects == ["agent-logs/dt=2026-11-29/part-0001.jsonl.gz"]
     assert not set(first.session_ids) & set(second.session_ids)
+
+
+def test_progress_counts_every_session_once_in_batches_duplicates_aside(tmp_path, task):
+    """`postgame simulate --sessions N` draws its bar out of N: progress adds up to the sessions, whatever the batch
+    size, and the re-sent duplicates (lines, not sessions) are not counted again."""
+    told: list[tuple[str, int]] = []
+    summary = simulate(
+        [task],
+        scripted(0, task),
+        lambda i, p: None,
+        sessions=7,
+        store=LocalStore(tmp_path / "store"),
+        settings=SimulatorSettings(batch_size=3, duplicate_rate=0.5),
+        now=NOW,
+        files_for=files_for,
+        progress=lambda text, done: told.append((text, done)),
+    )
+    assert [done for _, done in told if done] == [3, 3, 1] and summary.sessions == 7 and summary.duplicates > 0
+    assert told[:2] == [("answering sessions 1-3", 0), ("3 answered", 3)]
+    assert told[-1] == ("grading the 0 answers with a patch", 0)  # prose only: nothing to grade

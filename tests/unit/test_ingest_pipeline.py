@@ -113,3 +113,17 @@ def test_two_homes_never_mix_and_the_same_input_gives_the_same_snapshot_id(tmp_p
     assert first.snapshot_id == second.snapshot_id
     assert first.snapshot_uri != second.snapshot_uri
     assert str(tmp_path / "other-home") in second.snapshot_uri
+
+
+@pytest.mark.parametrize("kind", ["serial", "thread"])  # line by line here, and objects through a mapper
+def test_progress_tells_each_new_object_once_with_how_many_there_are(cfg, logs, kind):
+    """`postgame ingest` shows "k/n objects read" while it reads: one tell per new object, none for skipped ones."""
+    from postgame.settings.runner import RunnerSettings
+
+    put(logs, "part-0000.jsonl", encode(sessions(5, seed=1)))
+    put(logs, "part-0001.jsonl", encode(sessions(5, seed=2)))
+    put(logs, "_SUCCESS", b"")
+    told: list[tuple[str, int]] = []
+    cfg = cfg.model_copy(update={"runner": RunnerSettings(kind=kind)})
+    run_ingest(str(logs), cfg=cfg, progress=lambda text, done: told.append((text, done)))
+    assert told == [("1/2 objects read", 1), ("2/2 objects read", 1), ("2 objects read; committing the snapshot", 0)]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from models.train import TRAINERS, TrainJob, choose_method, fit, get_trainer
+from models.train import TRAINERS, TrainJob, choose_method, fit, get_trainer, step_progress
 from postgame.config import PolicySettings
 from postgame.errors import ConfigError
 from postgame.settings.train import LoraSettings, TrainSettings
@@ -79,6 +79,23 @@ def test_mode_takes_steps_with_finite_loss_and_a_gradient(method, base_policy, t
     assert result.usage.tokens_trained > 0 and result.usage.wall_s > 0
     before, after = weights(base_policy), weights(Path(result.output_dir))
     assert any(not (before[k] == after[k]).all() for k in before), "training changed no weight"
+
+
+def test_step_progress_tells_each_step_out_of_max_steps(base_policy, tmp_path):
+    """`postgame train` draws its bar out of train.max_steps: the callback advances it one step at each step's end."""
+    told: list[tuple[str, int]] = []
+    fit(
+        TrainJob(
+            method="sft",
+            policy_dir=base_policy,
+            rows=rows("sft"),
+            work_dir=tmp_path / "sft",
+            settings=TrainSettings(method="sft", max_steps=3, batch_size=2, num_generations=2, save_steps=10, seed=3),
+            policy=POLICY,
+            callbacks=(step_progress(lambda text, done: told.append((text, done)), 3),),
+        )
+    )
+    assert told == [("step 1/3", 1), ("step 2/3", 1), ("step 3/3", 1)]
 
 
 def test_dpo_adds_the_chosen_answers_nll_by_its_weight(base_policy, tmp_path):

@@ -67,3 +67,27 @@ def test_unknown_snapshot_is_a_named_error(monkeypatch, capsys, cli_home, tmp_pa
     code, out, err = postgame_inprocess(monkeypatch, capsys, "validate", "--snapshot", "ffffffffffff", "--json")
     assert code == 1 and out == ""
     assert err.startswith("error: PostgameError: no snapshot 'ffffffffffff' in ") and "Traceback" not in err
+
+
+def test_validate_tells_each_phase_and_batch_and_draws_no_bar_under_json(monkeypatch, capsys, cli_home, tmp_path):
+    """`postgame validate` takes half a minute (Great Expectations): a spinner names the phase it is in."""
+    from postgame import runtime
+    from postgame.validate.run import validate_snapshot
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "part-0000.jsonl").write_bytes(encode(sessions(30, seed=1)))
+    snapshot = ingest(monkeypatch, capsys, logs)
+    told: list[tuple[str, int]] = []
+    validate_snapshot(snapshot, cfg=runtime.current_config(), progress=lambda text, done: told.append((text, done)))
+    assert told == [
+        ("batch metrics", 0),
+        ("loading Great Expectations", 0),
+        ("batch 1 validated", 1),  # the snapshot's one row group
+        ("batch 2 validated", 1),  # the whole columns and the batch metrics
+        ("building the Data Docs", 0),
+    ]
+    monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+    monkeypatch.setenv("FORCE_COLOR", "1")  # stderr would take a bar
+    code, out, err = postgame_inprocess(monkeypatch, capsys, "validate", "--snapshot", snapshot, "--json")
+    assert code == 0 and json.loads(out)["passed"] and "validate:" not in err
