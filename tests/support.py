@@ -25,6 +25,7 @@ import yaml
 from postgame.config import Config, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
+DATABASE = "sqlite"  # stack.database of every config below: `pytest --db postgres` (tests/conftest.py) sets it
 
 
 def free_port() -> int:
@@ -53,7 +54,8 @@ def _bindable(port: int) -> bool:
 
 
 def make_config(home: Path, **sections) -> Config:
-    """A config whose home is `home`, with the stack on free loopback ports (tests never touch the defaults).
+    """A config whose home is `home`, with the stack on free loopback ports (tests never touch the defaults) and the
+    database of `pytest --db` (SQLite unless the run says postgres).
 
     It is written to `home/postgame.yaml` as well, for code that reloads the config by path (flows, the CLI)."""
     stack = {
@@ -61,6 +63,7 @@ def make_config(home: Path, **sections) -> Config:
         "mlflow_port": free_port(),
         "s3_port": free_port(),
         "weed_port_base": free_port_block(),
+        **({"database": "postgres", "postgres_port": free_port()} if DATABASE == "postgres" else {}),
         **sections.pop("stack", {}),
     }
     data: dict = {"home": str(home), "stack": stack, **sections}
