@@ -132,9 +132,14 @@ def _password_file(cfg: Config) -> Path:
 
 
 def argv(cfg: Config) -> list[str]:
-    """The local server's command line: loopback at its own port, no Unix socket."""
+    """The local server's command line: loopback at its own port, no Unix socket. (Without the binaries it names
+    `postgres` alone, so that `status` still answers; `prepare` stops `up` with the reason first.)"""
+    try:
+        server = str(bindir() / "postgres")
+    except StackError:
+        server = "postgres"
     return [
-        str(bindir() / "postgres"),
+        server,
         "-D",
         str(data_dir(cfg)),
         "-p",
