@@ -39,7 +39,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from infra.stack import down, up
-from tests.support import free_port, make_config
+from tests.support import forget_database, free_port, make_config
 
 BACKENDS = ("sqlite", "postgres")
 
@@ -190,6 +190,7 @@ def measure(backend: str, clients: int, tasks: int, queries: int, root: Path) ->
         lat = latency(prefect, done[0], queries) if done else {}
     finally:
         down(cfg, log=lambda *_: None)
+        forget_database(cfg)
     return Result(
         backend=backend,
         up_s=round(up_s, 1),
