@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint fmt setup sandbox down clean
+.PHONY: demo test test-fast lint fmt setup sandbox postgres down clean
 
 setup: $(STAMP)
 
@@ -25,6 +25,15 @@ sandbox:
 	    (apt-get update -qq && apt-get install -y -qq bubblewrap) >/dev/null 2>&1 || echo "warning: could not install bubblewrap"; \
 	  else echo "warning: bubblewrap missing (sudo apt-get install bubblewrap); the harness will use rlimits only"; fi; }
 
+# `make test` runs the services tests a second time with stack.database: postgres, on the Debian server package. CI
+# (CI=true, root) installs it; elsewhere that run is skipped with its reason unless it is installed.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || command -v postgres >/dev/null 2>&1 || { \
+	  if [ "$$CI" = true ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) >/dev/null 2>&1 \
+	      || echo "warning: could not install postgresql; the PostgreSQL run of the services tests will fail"; \
+	  else echo "warning: PostgreSQL missing (sudo apt-get install postgresql); the services tests' PostgreSQL run is skipped"; fi; }
+
 demo: $(STAMP)
 	$(BIN)/postgame demo
 
@@ -39,8 +48,13 @@ fmt: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: lint
+# The whole suite on SQLite (the embedded default), then the services tests of POSTGRES_TESTS on PostgreSQL: the full
+# cycle against the stack (docs/database.md says why this module; `make test POSTGRES_TESTS=tests/services` runs all),
+# less the demo through the deployment (minutes more, and no database code of its own).
+POSTGRES_TESTS ?= tests/services/test_stack_cycle.py -k 'not demo'
+test: lint postgres
 	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m services --db postgres $(POSTGRES_TESTS)
 
 # No servers: unit and regression tests only (seconds to a few minutes).
 test-fast: $(STAMP)

@@ -1,4 +1,6 @@
-"""The local stack: a Prefect server, an MLflow tracking server and a SeaweedFS S3 store, on loopback.
+"""The local stack: a Prefect server, an MLflow tracking server and a SeaweedFS S3 store, on loopback; with
+`stack.database: postgres` Prefect and MLflow keep their state in PostgreSQL (infra/postgres.py: a local server
+started first, or the external one of `stack.database_url`), else in SQLite files under home.
 
     postgame up [--serve] [--auth]   # start (idempotent), health-checked, logs under $POSTGAME_HOME/logs
     postgame status                  # URLs and health, the deployment and its last runs (--json)
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import signal
 import socket
 import subprocess
@@ -27,11 +30,13 @@ import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from postgame.config import Config
+from infra import postgres
+from postgame.config import Config, mask_url
 from postgame.errors import StackError
 from postgame.runtime import EMBEDDED_S3_KEY, EMBEDDED_S3_SECRET, forget, process_alive, running_stack, stack_state_file
 
 SERVICES = ("s3", "mlflow", "prefect")
+DATABASE = "postgres"  # the local PostgreSQL, started before the services that use it
 RUNNER = "serve"  # the deployment's runner: started after SERVICES are healthy
 WEED_PORT_FLAGS = (
     "master.port",
@@ -53,6 +58,7 @@ class ServiceSpec:
     health_url: str
     ports: dict[str, int]
     ui: str = ""
+    run_as: pwd.struct_passwd | None = None  # root only: the unprivileged user the process runs as
 
 
 @dataclass
@@ -84,10 +90,19 @@ def _bin(name: str) -> str:
     return str(candidate) if candidate.exists() else name
 
 
+def services(cfg: Config) -> tuple[str, ...]:
+    """What `postgame up` starts: the local PostgreSQL first when there is one, then SERVICES."""
+    return ((DATABASE,) if postgres.local(cfg) else ()) + SERVICES
+
+
 def service_specs(cfg: Config, *, auth: bool = False, config_file: str | None = None) -> dict[str, ServiceSpec]:
-    """The command lines of the three services (and the deployment's runner), all data under cfg.home."""
+    """The command lines of the services (and the deployment's runner), all data under cfg.home."""
     s, home, host = cfg.stack, cfg.home, cfg.stack.host
     base_env = {"PYTHONUNBUFFERED": "1"}
+    db = postgres.database(cfg)
+    mlflow_store = db.url("mlflow", "psycopg2") if db else f"sqlite:///{home / 'mlflow' / 'mlflow.db'}"
+    prefect_store = db.url("prefect", "asyncpg") if db else f"sqlite+aiosqlite:///{home / 'prefect' / 'prefect.db'}"
+    db_env = db.env() if db else {}
     weed_dir = home / "seaweedfs"
     weed_ports = {flag: s.weed_port_base + i for i, flag in enumerate(WEED_PORT_FLAGS)}
     s3 = ServiceSpec(
@@ -121,7 +136,7 @@ def service_specs(cfg: Config, *, auth: bool = False, config_file: str | None = 
             _bin("mlflow"),
             "server",
             "--backend-store-uri",
-            f"sqlite:///{mlflow_dir / 'mlflow.db'}",
+            mlflow_store,
             "--artifacts-destination",
             str(mlflow_dir / "artifacts"),
             "--host",
@@ -131,7 +146,12 @@ def service_specs(cfg: Config, *, auth: bool = False, config_file: str | None = 
             "--workers",
             "1",
         ],
-        env={**base_env, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false", "MLFLOW_DISABLE_TELEMETRY": "true"},
+        env={
+            **base_env,
+            **db_env,
+            "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false",
+            "MLFLOW_DISABLE_TELEMETRY": "true",
+        },
         url=f"http://{host}:{s.mlflow_port}",
         health_url=f"http://{host}:{s.mlflow_port}/health",
         ports={"mlflow": s.mlflow_port},
@@ -143,11 +163,12 @@ def service_specs(cfg: Config, *, auth: bool = False, config_file: str | None = 
         argv=[_bin("prefect"), "server", "start", "--host", host, "--port", str(s.prefect_port)],
         env={
             **base_env,
+            **db_env,
             "PREFECT_HOME": str(prefect_home),
             "PREFECT_SERVER_API_PORT": str(s.prefect_port),
             "PREFECT_SERVER_API_HOST": host,
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-            "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{prefect_home / 'prefect.db'}",
+            "PREFECT_API_DATABASE_CONNECTION_URL": prefect_store,
             "PREFECT_UI_API_URL": f"http://{host}:{s.prefect_port}/api",
         },
         url=f"http://{host}:{s.prefect_port}",
@@ -182,9 +203,28 @@ def service_specs(cfg: Config, *, auth: bool = False, config_file: str | None = 
         ui=f"{prefect.ui}/deployments",
     )
     specs = {"s3": s3, "mlflow": mlflow, "prefect": prefect, RUNNER: serve}
+    if db and postgres.local(cfg):
+        specs = {DATABASE: _database_spec(cfg, db), **specs}
     if auth:
         _with_auth(cfg, specs)
     return specs
+
+
+def _database_spec(cfg: Config, db: postgres.Database) -> ServiceSpec:
+    """The local PostgreSQL; its `url` (printed by up and status) names the server, never the password."""
+    return ServiceSpec(
+        name=DATABASE,
+        argv=postgres.argv(cfg),
+        env={},
+        url=db.server,
+        health_url=db.server,
+        ports={"postgres": cfg.stack.postgres_port},
+        run_as=postgres.os_user(),
+    )
+
+
+def _healthy(cfg: Config, spec: ServiceSpec) -> bool:
+    return postgres.ready(cfg) if spec.name == DATABASE else healthy(spec.health_url)
 
 
 def _with_auth(cfg: Config, specs: dict[str, ServiceSpec]) -> None:
@@ -278,19 +318,25 @@ def up(
     cfg: Config,
     *,
     log=print,
-    only: tuple[str, ...] = SERVICES,
+    only: tuple[str, ...] | None = None,
     serve: bool = False,
     auth: bool = False,
     config_file: str | None = None,
 ) -> StackStatus:
-    """Start the services (all, or `only` some; with `serve` the deployment's runner after them); wait until every one
-    is healthy. Idempotent."""
+    """Start the services (all of `services(cfg)`, or `only` some; with `serve` the deployment's runner after them);
+    wait until every one is healthy. Idempotent. The local PostgreSQL, when Prefect or MLflow needs it, is started
+    (and its databases created) before them."""
     auth = auth or cfg.operate.auth.enabled
+    only = services(cfg) if only is None else only
+    uses_db = bool({"mlflow", "prefect"} & set(only)) and cfg.stack.database == "postgres"
+    only = ((DATABASE,) if uses_db and postgres.local(cfg) else ()) + tuple(n for n in only if n != DATABASE)
+    if uses_db and postgres.local(cfg):
+        postgres.prepare(cfg, log=log)  # initdb once (a missing server is one line before anything starts)
     all_specs = service_specs(cfg, auth=auth, config_file=config_file)
     specs = {name: spec for name, spec in all_specs.items() if name in only}
     wanted = set(specs) | ({RUNNER} if serve else set())
     current = running_stack(cfg)
-    if current and set(current["services"]) == wanted and all(healthy(all_specs[n].health_url) for n in wanted):
+    if current and set(current["services"]) == wanted and all(_healthy(cfg, all_specs[n]) for n in wanted):
         log(f"stack already running (home {cfg.home})")
         return status(cfg)
     if current or stack_state_file(cfg).exists():  # half-alive stack from an earlier run: stop it first
@@ -311,6 +357,14 @@ def up(
     if auth:
         _write_auth_config(cfg)
     state: dict = {"home": str(cfg.home), "auth": auth, "services": {}}
+    if DATABASE in specs:
+        _start(cfg, {DATABASE: specs.pop(DATABASE)}, state, log)
+    if uses_db:
+        try:
+            postgres.create_databases(cfg, log=log)
+        except StackError:
+            down(cfg, log=lambda *_: None)
+            raise
     _start(cfg, specs, state, log)
     if serve:
         _start(cfg, {RUNNER: all_specs[RUNNER]}, state, log)
@@ -323,14 +377,17 @@ def _start(cfg: Config, specs: dict[str, ServiceSpec], state: dict, log) -> None
     child_env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLFLOW_"))}
     for spec in specs.values():
         out = open(logs / f"{spec.name}.log", "ab")
+        user = spec.run_as
+        ids = {} if user is None else {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
         proc = subprocess.Popen(
             spec.argv,
             env={**child_env, **spec.env},
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            cwd=cfg.home,
+            cwd="/" if user else cfg.home,  # the unprivileged user may not be allowed into home
             start_new_session=True,
+            **ids,  # type: ignore[arg-type]
         )
         out.close()
         state["services"][spec.name] = {"pid": proc.pid, "url": spec.url, "ui": spec.ui, "argv": spec.argv}
@@ -343,8 +400,8 @@ def _start(cfg: Config, specs: dict[str, ServiceSpec], state: dict, log) -> None
             if not process_alive(pid):
                 down(cfg, log=lambda *_: None)
                 raise StackError(f"{name} exited during start; see {logs / (name + '.log')}")
-            if healthy(spec.health_url):
-                log(f"{name:8s} up   {spec.url}")
+            if _healthy(cfg, spec):
+                log(f"{name:8s} up   {mask_url(spec.url)}")
                 del pending[name]
         time.sleep(0.5)
     if pending:
@@ -354,7 +411,9 @@ def _start(cfg: Config, specs: dict[str, ServiceSpec], state: dict, log) -> None
 
 
 def _port_key(service: str, label: str) -> str:
-    return {"s3": "s3_port", "mlflow": "mlflow_port", "prefect": "prefect_port"}.get(label, "weed_port_base")
+    return {"s3": "s3_port", "mlflow": "mlflow_port", "prefect": "prefect_port", "postgres": "postgres_port"}.get(
+        label, "weed_port_base"
+    )
 
 
 def down(cfg: Config, *, log=print, grace_s: float = 15.0) -> None:
@@ -371,9 +430,9 @@ def down(cfg: Config, *, log=print, grace_s: float = 15.0) -> None:
     # the runner's flow runs live in sessions of their own: stop them with it
     services |= {f"flow-run-{pid}": pid for pid in _descendants(services.get(RUNNER))}
     pids = list(services.values())
-    for pid in pids:
-        try:
-            os.killpg(pid, signal.SIGTERM)
+    for name, pid in services.items():
+        try:  # PostgreSQL's TERM waits for its clients to leave; INT is its fast shutdown
+            os.killpg(pid, signal.SIGINT if name == DATABASE else signal.SIGTERM)
         except ProcessLookupError:
             pass
     started = time.monotonic()
@@ -444,10 +503,10 @@ def _group_alive(pgid: int) -> bool:
 def status(cfg: Config) -> StackStatus:
     state = running_stack(cfg)
     recorded = (state or {}).get("services", {})
-    specs = {n: s for n, s in service_specs(cfg).items() if (n in recorded if state else n in SERVICES)}
+    specs = {n: s for n, s in service_specs(cfg).items() if (n in recorded if state else n in services(cfg))}
     result = StackStatus(running=bool(state), home=str(cfg.home))
     for name, spec in specs.items():
-        ok = bool(state) and healthy(spec.health_url)
+        ok = bool(state) and _healthy(cfg, spec)
         result.services[name] = ServiceStatus(
             name=name,
             url=spec.url,

@@ -11,12 +11,14 @@ Importing this module has no side effects: nothing is created until a command as
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import yaml
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from postgame.errors import ConfigError
 from postgame.settings.agent import AgentSettings
@@ -40,7 +42,11 @@ class _Section(BaseModel):
 
 
 class StackSettings(_Section):
-    """The local stack that `postgame up` starts. Loopback only unless `host` says otherwise."""
+    """The local stack that `postgame up` starts. Loopback only unless `host` says otherwise.
+
+    Prefect and MLflow keep their state in SQLite files under home (`database: sqlite`, the embedded default) or in
+    PostgreSQL (`database: postgres`): a local server that `postgame up` starts from the Debian package, or the
+    server of `database_url` (docs/database.md)."""
 
     host: str = Field("127.0.0.1", description="Interface every service binds to.")
     prefect_port: int = Field(4200, ge=1, le=65535, description="Prefect server (UI and API).")
@@ -59,6 +65,41 @@ class StackSettings(_Section):
         description="`postgame up` fails, naming the services and their "
         "logs, when they are not healthy within this many seconds.",
     )
+    database: Literal["sqlite", "postgres"] = Field(
+        "sqlite",
+        description="Where Prefect and MLflow keep their state: SQLite files under home, or PostgreSQL (the "
+        "production database of both; a local server started by `postgame up` unless database_url is set).",
+    )
+    database_url: SecretStr = Field(
+        SecretStr(""),
+        description="An external PostgreSQL server, postgresql://USER[:PASSWORD]@HOST[:PORT]: its databases "
+        "`prefect` and `mlflow` are used (created when missing) and no local server is started; prefer "
+        "POSTGAME_STACK__DATABASE_URL in the environment. Empty = the local server.",
+    )
+    postgres_port: int = Field(
+        5442, ge=1, le=65535, description="The local PostgreSQL (`database: postgres`, no database_url), on `host`."
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> StackSettings:
+        """database_url is a postgresql:// URL without a database name, and only with `database: postgres`."""
+        url = self.database_url.get_secret_value()
+        if url and self.database != "postgres":
+            raise ValueError(f"database_url is set but database = {self.database!r}: set database: postgres")
+        if url and (not url.startswith(("postgresql://", "postgres://")) or urlsplit(url).path.strip("/")):
+            raise ValueError(
+                f"database_url = {mask_url(url)!r} must be the postgresql:// URL of a server: user, password, "
+                "host and port, no database name (postgame uses the databases `prefect` and `mlflow`)"
+            )
+        return self
+
+
+_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^:/@\s]*:)[^@\s]+@", re.IGNORECASE)
+
+
+def mask_url(text: str) -> str:
+    """`text` with the password of every URL in it replaced by ***: what may be printed of a database URL."""
+    return _URL_PASSWORD.sub(r"\1***@", text)
 
 
 class StoreSettings(_Section):
@@ -243,7 +284,7 @@ def _describe(err: Mapping[str, Any]) -> str:
     ctx = err.get("ctx") or {}
     if "expected" in ctx:
         allowed = f"allowed: {ctx['expected']}"
-    return f"config error: {key} = {value!r}: {allowed}"
+    return mask_url(f"config error: {key} = {value!r}: {allowed}")
 
 
 def config_path(explicit: str | Path | None = None, env: Mapping[str, str] | None = None) -> Path | None:

@@ -11,11 +11,48 @@ from pathlib import Path
 import pytest
 
 from postgame.config import Config
+<<<<<<< HEAD
 from tests.support import SANDBOX_NEEDS, SeaweedServer, in_ci, make_config, sandbox_shortfall
+=======
+from tests import support
+from tests.support import SeaweedServer, make_config
+>>>>>>> postgres
 
 # Prefect's ephemeral API server logs its shutdown from an atexit hook, after pytest has closed the captured streams;
 # without this every such test run ends with a "--- Logging error ---" traceback that is noise, not a failure.
 logging.raiseExceptions = False
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--db",
+        choices=("sqlite", "postgres"),
+        default="sqlite",
+        help="stack.database of every test config (tests.support.make_config): `make test` runs the services tests "
+        "once more with postgres",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    support.DATABASE = config.getoption("--db")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`--db postgres` without PostgreSQL's server: every test is skipped with the reason on a developer's machine; in
+    CI (CI=true), where `make test` installs it, the run stops instead."""
+    if support.DATABASE != "postgres":
+        return
+    from infra.postgres import bindir
+    from postgame.errors import StackError
+
+    try:
+        bindir()
+    except StackError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.exit(f"--db postgres in CI: {exc}", returncode=1)
+        skip = pytest.mark.skip(reason=f"--db postgres: {exc}")
+        for item in items:
+            item.add_marker(skip)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

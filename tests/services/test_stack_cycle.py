@@ -48,9 +48,11 @@ def test_up_is_idempotent_and_status_reports_health(stack_cfg):
     assert "already running" in again.stdout
     status = json.loads(cli(stack_cfg, "status", "--json").stdout)
     assert status["running"] is True
-    assert set(status["services"]) == {"s3", "mlflow", "prefect"}
-    for svc in status["services"].values():
-        assert svc["healthy"] is True and svc["url"].startswith("http://127.0.0.1:")
+    database = {"postgres"} if stack_cfg.stack.database == "postgres" else set()
+    assert set(status["services"]) == {"s3", "mlflow", "prefect"} | database
+    for name, svc in status["services"].items():
+        scheme = "postgresql://postgame@" if name == "postgres" else "http://"
+        assert svc["healthy"] is True and svc["url"].startswith(f"{scheme}127.0.0.1:")
 
 
 def test_s3_refuses_wrong_credentials(stack_cfg):
@@ -104,6 +106,33 @@ def test_one_cycle_against_the_stack(stack_cfg):
     )
     keys = [o["Key"] for o in s3.list_objects_v2(Bucket="postgame", Prefix="agent-logs/").get("Contents", [])]
     assert keys and all(k.endswith(".jsonl.gz") for k in keys)
+
+
+def test_prefect_and_mlflow_keep_their_state_in_the_configured_database(stack_cfg):
+    """`pytest --db postgres`: the cycle's flow run and model are rows in the local PostgreSQL, no SQLite file was made,
+    and its password is in no file the stack writes and no output of status."""
+    home = stack_cfg.home
+    sqlite_files = [home / "prefect" / "prefect.db", home / "mlflow" / "mlflow.db"]
+    if stack_cfg.stack.database == "sqlite":
+        assert all(path.exists() for path in sqlite_files)
+        return
+    import psycopg2
+
+    assert not any(path.exists() for path in sqlite_files)
+    password = (home / "postgres" / "password").read_text().strip()
+    for database, table in (("prefect", "flow_run"), ("mlflow", "registered_models")):
+        url = f"postgresql://postgame@127.0.0.1:{stack_cfg.stack.postgres_port}/{database}"
+        conn = psycopg2.connect(url, password=password, connect_timeout=10)
+        try:
+            with conn.cursor() as cur:
+                cur.execute(f"SELECT count(*) FROM {table}")
+                assert cur.fetchone()[0] >= 1, (database, table)
+        finally:
+            conn.close()
+    for path in [home / "stack.json", *(home / "logs").glob("*.log")]:
+        assert password not in path.read_text(errors="replace"), path
+    out = cli(stack_cfg, "status", "--json")
+    assert password not in out.stdout + out.stderr
 
 
 def test_the_demo_runs_its_cycles_as_flow_runs_of_the_deployment(stack_cfg):
