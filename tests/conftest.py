@@ -11,12 +11,8 @@ from pathlib import Path
 import pytest
 
 from postgame.config import Config
-<<<<<<< HEAD
-from tests.support import SANDBOX_NEEDS, SeaweedServer, in_ci, make_config, sandbox_shortfall
-=======
 from tests import support
-from tests.support import SeaweedServer, make_config
->>>>>>> postgres
+from tests.support import SANDBOX_NEEDS, SeaweedServer, in_ci, make_config, sandbox_shortfall
 
 # Prefect's ephemeral API server logs its shutdown from an atexit hook, after pytest has closed the captured streams;
 # without this every such test run ends with a "--- Logging error ---" traceback that is noise, not a failure.
@@ -48,7 +44,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     try:
         bindir()
     except StackError as exc:
-        if os.environ.get("CI") == "true":
+        if in_ci():
             pytest.exit(f"--db postgres in CI: {exc}", returncode=1)
         skip = pytest.mark.skip(reason=f"--db postgres: {exc}")
         for item in items:
