@@ -51,9 +51,10 @@ fmt: $(STAMP)
 # The whole suite on SQLite (the embedded default), then the services tests of POSTGRES_TESTS on PostgreSQL: the full
 # cycle against the stack (docs/database.md says why this module; `make test POSTGRES_TESTS=tests/services` runs all),
 # less the demo through the deployment (minutes more, and no database code of its own).
+# --durations: where the time goes, in every CI log (issue 23: CI's time is measured, not guessed).
 POSTGRES_TESTS ?= tests/services/test_stack_cycle.py -k 'not demo'
 test: lint postgres
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=40
 	$(BIN)/python -m pytest -q -m services --db postgres $(POSTGRES_TESTS)
 
 # No servers: unit and regression tests only (seconds to a few minutes).
