@@ -145,14 +145,24 @@ def _log_pyfunc(model_dir: Path) -> str:
 
 
 def register(cfg: Config, model_uri: str, *, tags: dict[str, str], description: str = "") -> VersionInfo:
-    """Register a logged model as a new version of the policy, tag it and point `challenger` at it."""
+    """Register a logged model as a new version of the policy, tag it and point `challenger` at it.
+
+    A model a version already holds (promote re-run after a crash past its registration, the candidate cached) gets
+    that version back, the tags written over it: one candidate is one version."""
     import mlflow
 
     from postgame.runtime import resolve
 
     resolve(cfg)  # points MLflow at the stack
-    mv = mlflow.register_model(model_uri, cfg.tracking.registered_model, tags={k: str(v) for k, v in tags.items()})
     c = client(cfg)
+    name = cfg.tracking.registered_model
+    held = [v for v in c.search_model_versions(f"name='{name}'") if v.source == model_uri]
+    if held:
+        mv = min(held, key=lambda v: int(v.version))
+        for key, value in tags.items():
+            c.set_model_version_tag(name, str(mv.version), key, str(value))
+    else:
+        mv = mlflow.register_model(model_uri, name, tags={k: str(v) for k, v in tags.items()})
     if description:
         c.update_model_version(mv.name, str(mv.version), description=description)
     c.set_registered_model_alias(mv.name, CHALLENGER, str(mv.version))

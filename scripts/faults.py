@@ -1,18 +1,24 @@
 """The fault suite: real faults staged against the real local stack, each followed by what a user would do next, and
 the state checked afterwards. Prints one table (what BENCHMARKS.md holds).
 
-    python scripts/faults.py [--home DIR] [--keep-up]        # ~30-40 min on 2 busy cores
+    python scripts/faults.py [--home DIR] [--keep-up]        # ~40-60 min on 2 busy cores
 
-One stack (`postgame up --serve`), one small task world, traffic from the champion; then, in order:
+One stack (`postgame up --serve`), one small task world, traffic, a baseline cycle; then a trained champion at stake:
+the base registered as the first champion and the shipped agent base (`models/base_agent/`, fine-tuned from
+`models/base/`) registered as a new version and made champion by a recorded move (`registry.move_champion`, why
+"fault suite: a trained champion at stake"). Then, in order:
 
 1. the object store (SeaweedFS) killed while ingest runs and left down until the cycle gives up; back; re-run;
 2. MLflow killed while the candidate is registered: the cycle ends with one line; MLflow back; the re-run resumes;
 3. the worker SIGKILLed during training, then the cycle re-run: same training run (folder), earlier stages cached;
 4. the same cycle triggered twice at once (`flows.deploy.trigger` from two threads): one after the other, never both;
-5. the Prefect server killed during training and started again at once; the cycle re-run if it failed.
+5. the Prefect server killed during training and started again at once; the cycle re-run if it failed;
+6. `postgame agent replay` SIGKILLed (its process group) mid-episode, during a sandboxed `bash` step; re-run;
+7. PostgreSQL restarted mid-cycle: staged only when the settings have `stack.database` (not on main yet).
 
 After each: records (snapshot rows) and unique sessions, log objects not read by any snapshot (lost), rows minus
-unique sessions (duplicated), and the champion — which must name a complete, loadable version.
+unique sessions (duplicated), and the champion — which must name a complete, loadable version, and be the champion
+before or one reached by a recorded move (the registry's `champion.move.*` history, not only the alias).
 """
 
 from __future__ import annotations
@@ -85,6 +91,7 @@ class State:
     champion: str | None
     champion_ok: bool
     train_runs: int
+    moves: list = field(default_factory=list)  # registry.champion_history: every recorded champion move
 
 
 @dataclass
@@ -109,6 +116,7 @@ class Outcome:
     after: State
     error: str = ""
     notes: list[str] = field(default_factory=list)
+    skipped: bool = False
 
 
 class Suite:
@@ -283,6 +291,7 @@ class Suite:
             champion=champion.version if champion else None,
             champion_ok=ok if champion else True,
             train_runs=train_runs,
+            moves=registry.champion_history(cfg),
         )
 
 
@@ -444,6 +453,178 @@ def fault_prefect(suite: Suite) -> Outcome:
     return Outcome("Prefect server killed mid-cycle (training) and started again", outcome, before, after, error)
 
 
+def _episode_dirs(cfg) -> set[Path]:
+    """The agent environment's episode folders (`postgame-episode-*`) where the reaper looks for them."""
+    from evals.agent.workspace import PREFIX
+    from evals.harness.testrun import work_root
+
+    found: set[Path] = set()
+    for top in {work_root(cfg.eval) or Path(tempfile.gettempdir()), Path(tempfile.gettempdir())}:
+        try:
+            found |= {p for p in top.iterdir() if p.name.startswith(PREFIX) and p.is_dir()}
+        except OSError:
+            pass
+    return found
+
+
+def _graded(report: dict | None) -> dict:
+    return {i: (r["outcome"], r["reward"]) for i, r in (report or {}).get("instances", {}).items()}
+
+
+def fault_agent(suite: Suite) -> Outcome:
+    """`postgame agent replay` SIGKILLed (its whole process group) while an episode's sandboxed `bash` step runs;
+    then the same replay again. The design: the sandbox dies with its parent (bwrap --die-with-parent), the episode
+    folder stays until the next environment made in some process reaps it (evals/agent/workspace.py::reap)."""
+    from evals.agent.workspace import processes_inside
+
+    before = suite.state()
+    split = suite.home / "agent-split"
+    if not (split / "instances.jsonl").exists():
+        proc = suite.cli("factory", "export", "--split", "eval", "--out", str(split))
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    first = json.loads((split / "instances.jsonl").read_text().splitlines()[0])
+    one = suite.home / "agent-one.jsonl"
+    one.write_text(json.dumps(first) + "\n")
+    marker = f"fault-suite-sleep-{os.getpid()}"
+    gold = first["patch"] if first["patch"].endswith("\n") else first["patch"] + "\n"
+    apply_gold = f"git apply <<'POSTGAME_EOF' || patch -p1 <<'POSTGAME_EOF2'\n{gold}POSTGAME_EOF\n{gold}POSTGAME_EOF2\n"
+    script = suite.home / "agent-script.jsonl"
+    script.write_text(
+        "\n".join(
+            json.dumps(line)
+            for line in [
+                {"tool": "bash", "args": {"command": apply_gold}},
+                {"tool": "run_tests", "args": {}},
+                {"tool": "bash", "args": {"command": f"sleep 20; echo {marker}"}},
+                {"tool": "run_tests", "args": {}},
+                {"tool": "submit", "args": {}},
+            ]
+        )
+        + "\n"
+    )
+
+    def replay_args(out: str) -> list[str]:
+        return [
+            *("agent", "replay", "--instances", str(one), "--repos", str(split / "repos")),
+            *("--script", str(script), "--out", str(suite.home / out), "--tools", "all", "--json"),
+        ]
+
+    def replay(out: str) -> tuple[dict | None, float, str]:
+        t = time.monotonic()
+        proc = suite.cli(*replay_args(out), timeout=900)
+        report = json.loads(proc.stdout) if proc.returncode == 0 else None
+        return report, time.monotonic() - t, "" if report else _last_line(proc.stderr) or proc.stderr[-200:]
+
+    reference, ref_s, ref_err = replay("agent-reference")
+    dirs0 = _episode_dirs(suite.cfg)
+    killed = subprocess.Popen(
+        [sys.executable, "-m", "postgame", "--config", str(suite.cfg_path), *replay_args("agent-killed")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=suite.env(),
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 600
+    while not processes_inside(f"sleep 20; echo {marker}") and killed.poll() is None:
+        assert time.monotonic() < deadline, "the episode's bash step never started"
+        time.sleep(0.2)
+    caught = killed.poll() is None
+    time.sleep(1.0)
+    mine = _episode_dirs(suite.cfg) - dirs0
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.wait()
+    time.sleep(2.0)
+    left_running = [pid for d in mine for pid in processes_inside(str(d))] + processes_inside(marker)
+    left_folders = [d for d in mine if d.exists()]
+    again, again_s, again_err = replay("agent-rerun")
+    after_folders = [d for d in mine if d.exists()]
+    after = suite.state()
+    same = _graded(again) == _graded(reference) and bool(again)
+    grade = ", ".join(f"{o} (reward {r})" for o, r in _graded(reference).values()) or f"failed: {ref_err}"
+    outcome = (
+        f"{'SIGKILL of the process group during the bash step' if caught else 'replay ended before the kill'}; "
+        f"sandbox processes left: {len(set(left_running)) or 'none'}; episode folders left at once: "
+        f"{len(left_folders)} of {len(mine)} (the reaper runs when the next environment is made); re-run "
+        f"{'completed' if again else 'FAILED: ' + again_err} in {again_s:.0f}s (reference {ref_s:.0f}s), "
+        f"folders left after it: {len(after_folders)}; graded {grade}, re-run {'the same' if same else 'DIFFERENT'}"
+    )
+    return Outcome(
+        "`postgame agent replay` SIGKILLed mid-episode (sandboxed `bash` step), then re-run",
+        outcome,
+        before,
+        after,
+        again_err,
+    )
+
+
+def fault_postgres(suite: Suite) -> Outcome:
+    from postgame.config import StackSettings
+
+    empty = State(0, 0, 0, 0, None, False, 0)
+    if "database" not in StackSettings.model_fields:
+        return Outcome(
+            "PostgreSQL restarted mid-cycle",
+            "not run: stack.database postgres is not on main yet",
+            empty,
+            empty,
+            skipped=True,
+        )
+    raise NotImplementedError("stack.database exists now: stage the PostgreSQL restart here")
+
+
+STAKE_WHY = "fault suite: a trained champion at stake"
+
+
+def stake_champion(suite: Suite) -> str:
+    """Make the champion a version other than the base, by a recorded move: the base (models/base) is registered as
+    the first champion when there is none, then the agent base (models/base_agent, fine-tuned from it) as a new
+    version, moved to through `registry.move_champion` with why/by. A champion some cycle promoted, or an earlier
+    run's staked one, is kept."""
+    import mlflow
+
+    from models import registry
+    from models.policy import SHIPPED_AGENT_BASE, SHIPPED_BASE
+    from postgame import runtime
+
+    runtime.forget()
+    cfg = suite.cfg
+    current = registry.champion_version(cfg)
+    if current is not None and current.tags.get("origin") != "bootstrap":
+        return f"v{current.version} ({current.tags.get('origin', 'a promoted candidate')}) kept"
+    if current is None:
+        registry.register_base(cfg, SHIPPED_BASE)
+        current = registry.champion_version(cfg)
+    runtime.resolve(cfg)
+    mlflow.set_experiment(cfg.tracking.experiment)
+    with mlflow.start_run(run_name="fault-suite-champion") as run:
+        uri = registry.log_policy(cfg, SHIPPED_AGENT_BASE, run_id=run.info.run_id)
+    version = registry.register(
+        cfg,
+        uri,
+        tags={"origin": "fault-suite", "lineage.run_id": run.info.run_id, "lineage.checkpoint": "models/base_agent"},
+        description="models/base_agent (fine-tuned from models/base): the champion the fault suite puts at stake.",
+    )
+    registry.clear_challenger(cfg, version.version)
+    registry.move_champion(
+        cfg, version.version, expected=current.version if current else None, why=STAKE_WHY, by="fault-suite"
+    )
+    return f"v{version.version} (models/base_agent) made champion from v{current.version if current else 'none'}"
+
+
+def champion_verdict(before: State, after: State) -> str:
+    """Unchanged, or moved by recorded moves that chain from the champion before to the one after."""
+    if after.moves[: len(before.moves)] != before.moves:
+        return "HISTORY CHANGED"
+    new = after.moves[len(before.moves) :]
+    if not new:
+        return "unchanged" if after.champion == before.champion else "MOVED WITHOUT A RECORD"
+    chain = [before.champion] + [m.to for m in new]
+    if all(m.from_ == chain[i] for i, m in enumerate(new)) and chain[-1] == after.champion:
+        return "recorded move: " + "; ".join(f"v{m.from_}→v{m.to} by {m.by} ({m.why[:80]})" for m in new)
+    return "MOVED WITHOUT A RECORD (history does not chain)"
+
+
 def _get(suite: Suite, path: str) -> dict:
     import httpx
 
@@ -458,14 +639,18 @@ def _last_line(text: str) -> str:
 def table(outcomes: list[Outcome]) -> str:
     rows = [
         "| fault | outcome | records before → after (unique) | log objects read/all after | champion before → "
-        "after (loadable) | error shown |",
+        "after (loadable; moves) | error shown |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for o in outcomes:
+        if o.skipped:
+            rows.append(f"| {o.fault} | {o.outcome} | - | - | - | - |")
+            continue
         rows.append(
             f"| {o.fault} | {o.outcome} | {o.before.records} ({o.before.unique_sessions}) → {o.after.records} "
             f"({o.after.unique_sessions}) | {o.after.objects_read}/{o.after.objects} | "
-            f"v{o.before.champion} → v{o.after.champion} ({'yes' if o.after.champion_ok else 'NO'}) | "
+            f"v{o.before.champion} → v{o.after.champion} ({'yes' if o.after.champion_ok else 'NO'}; "
+            f"{champion_verdict(o.before, o.after)}) | "
             f"{o.error or '-'} |"
         )
     return "\n".join(rows)
@@ -475,7 +660,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, default=None)
     parser.add_argument("--keep-up", action="store_true")
-    parser.add_argument("--only", default="store,mlflow,worker,twice,prefect")
+    parser.add_argument("--only", default="store,mlflow,worker,agent,twice,prefect,postgres")
     parser.add_argument(
         "--skip-setup",
         action="store_true",
@@ -498,12 +683,15 @@ def main() -> None:
             print(
                 f"baseline cycle: {json.loads(first.stdout)['status']} ({time.monotonic() - started:.0f}s)", flush=True
             )
+        print(f"champion at stake: {stake_champion(suite)} ({time.monotonic() - started:.0f}s)", flush=True)
         faults = {
             "store": fault_store,
             "mlflow": fault_mlflow,
             "worker": fault_worker,
             "twice": fault_twice,
             "prefect": fault_prefect,
+            "agent": fault_agent,
+            "postgres": fault_postgres,
         }
         outcomes = []
         for name in args.only.split(","):

@@ -409,11 +409,9 @@ def _owner_alive(root: Path) -> bool:
     return start is not None and start == owner.get("start")
 
 
-def _kill_leftovers(root: Path) -> int:
-    """Processes whose working folder or command line is inside `root` (an rlimits-mode command that outlived its
-    owner; in bwrap mode the pid namespace dies with the owner). Returns how many were killed."""
-    killed = 0
-    needle = str(root)
+def processes_inside(needle: str) -> list[int]:
+    """Processes (other than this one) whose working folder starts with `needle` or whose command line holds it."""
+    found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit() or int(proc.name) == os.getpid():
             continue
@@ -426,11 +424,20 @@ def _kill_leftovers(root: Path) -> int:
         except OSError:
             cmdline = ""
         if cwd.startswith(needle) or needle in cmdline:
-            try:
-                os.kill(int(proc.name), signal.SIGKILL)
-                killed += 1
-            except (ProcessLookupError, PermissionError):
-                pass
+            found.append(int(proc.name))
+    return found
+
+
+def _kill_leftovers(root: Path) -> int:
+    """Processes whose working folder or command line is inside `root` (an rlimits-mode command that outlived its
+    owner; in bwrap mode the pid namespace dies with the owner). Returns how many were killed."""
+    killed = 0
+    for pid in processes_inside(str(root)):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+        except (ProcessLookupError, PermissionError):
+            pass
     return killed
 
 
