@@ -84,7 +84,8 @@ def _bindable(port: int) -> bool:
 
 
 def make_config(home: Path, **sections) -> Config:
-    """A config whose home is `home`, with the stack on free loopback ports (tests never touch the defaults) and the
+    """A config whose home is `home`, with the stack and the deployment's runner on free loopback ports (tests never
+    touch the defaults: two test sessions on one machine, or a `make demo` beside them, would collide) and the
     database of `pytest --db` (SQLite unless the run says postgres).
 
     It is written to `home/postgame.yaml` as well, for code that reloads the config by path (flows, the CLI)."""
@@ -96,7 +97,8 @@ def make_config(home: Path, **sections) -> Config:
         **({"database": "postgres", "postgres_port": free_port()} if DATABASE == "postgres" else {}),
         **sections.pop("stack", {}),
     }
-    data: dict = {"home": str(home), "stack": stack, **sections}
+    operate = {"runner_port": free_port(), **sections.pop("operate", {})}  # `up --serve`: the runner's /health
+    data: dict = {"home": str(home), "stack": stack, "operate": operate, **sections}
     path = home / "postgame.yaml"
     path.write_text(yaml.safe_dump(data))
     return load_config(path=path, env={})
