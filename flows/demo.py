@@ -39,10 +39,12 @@ def demo_traffic(cfg: Config):
     return sim.model_copy(update={"duplicate_rate": 0.05, "malformed_rate": 0.05, "secret_rate": 0.1})
 
 
-def bootstrap_base(cfg: Config) -> str:
+def bootstrap_base(cfg: Config, progress: Callable[[str], None] | None = None) -> str:
     """The champion the first cycle must beat: the current one, else the base policy (`policy.base_model`, or the
     pre-trained base shipped in `models/base/`) registered as the first version and made champion, so every gain is
-    measured against a policy that already resolves something (`postgame bootstrap` also scores it on every split)."""
+    measured against a policy that already resolves something (`postgame bootstrap` also scores it on every split).
+    A newly registered base is tagged with the chance baselines of the sets the cycles grade (`measure_base_chance`),
+    so the report's charts draw them."""
     from models import registry
     from models.policy import base_policy_dir
 
@@ -50,7 +52,33 @@ def bootstrap_base(cfg: Config) -> str:
     if champion is not None:
         return f"champion v{champion.version} serves"
     version, _ = registry.register_base(cfg, base_policy_dir(cfg))
-    return f"base policy {base_policy_dir(cfg).name} registered as v{version.version}, the champion"
+    chance = measure_base_chance(cfg, version.version, progress=progress)
+    return f"base policy {base_policy_dir(cfg).name} registered as v{version.version}, the champion; chance: {chance}"
+
+
+def measure_base_chance(cfg: Config, version: str, progress: Callable[[str], None] | None = None) -> str:
+    """Grade the empty patch and a random single edit on each set the cycles grade (`models.evaluate.graded_sets`)
+    and tag `version` with them as `postgame bootstrap` does (2 gradings a task). Returns one line of them."""
+    from evals.factory.instances import load_split
+    from models import registry
+    from models.evaluate import graded_sets
+    from models.measure import measure_chance
+
+    _, sets, _ = graded_sets(cfg)
+    tags: dict[str, str] = {}
+    parts = []
+    for split, records in sets.items():
+        ids = {r["instance_id"] for r in records}
+        instances = [i for i in load_split(cfg, split) if i.instance_id in ids]
+        if progress:
+            progress(f"chance baselines on {split} ({len(instances)} tasks)")
+        scores = measure_chance(
+            cfg, split, instances, out_dir=cfg.home / "runs" / f"chance-v{version}", seed=cfg.policy.seed
+        )
+        tags |= scores.tags()
+        parts.append(f"{split} random edit {scores.random_edit:.1%}, empty {scores.empty:.1%}")
+    registry.tag_version(cfg, version, tags)
+    return "; ".join(parts)
 
 
 class Screen:
@@ -167,7 +195,7 @@ def _run(
             built = build_tasks(cfg, progress=bar.say)
             bar.outcome = built.summary()
         with screen.step("champion") as bar:
-            bar.outcome = bootstrap_base(cfg)
+            bar.outcome = bootstrap_base(cfg, progress=bar.say)
         demo_key = uuid.uuid4().hex[:8]  # one demo's cycles: a retried trigger never starts a second run
         for n in range(1, cycles + 1):
             with screen.step(f"cycle {n}/{cycles} traffic", total=sessions) as bar:

@@ -85,52 +85,26 @@ def measure_split(
     """Score `policy` (a models.policy.Policy) on `split` of the current task catalog (first `limit` by id).
     `progress(text, graded)` is told what starts next, and how many patches were just graded (`gradings_per_task`
     per task in all)."""
-    from evals.factory.instances import load_split, prompt_files, prompt_for
-    from evals.harness import GradeCache, Prediction, run_evaluation
+    from evals.factory.instances import load_split, prompt_for
     from evals.prompts import extract_patch
     from models.answer import submit
 
     instances = sorted(load_split(cfg, split), key=lambda i: i.instance_id)[:limit]
     if not instances:
         raise ValueError(f"split {split!r} has no instances in the current task catalog")
-    cache = GradeCache(cfg.home / "cache" / "grades")
     prompts = [prompt_for(cfg, inst) for inst in instances]
-    name = f"{policy.name}@{policy.version}"
-    errors = 0
-    tell = progress or (lambda text, graded: None)
+    grader = _Grader(cfg, instances, f"{policy.name}@{policy.version}", out_dir / split, progress)
 
-    def grade(tag: str, patches: list[str]) -> set[str]:
-        nonlocal errors
-        tell(f"grading {tag}", 0)
-        predictions = [
-            Prediction(instance_id=i.instance_id, model_name_or_path=name, model_patch=p)
-            for i, p in zip(instances, patches)
-        ]
-        report = run_evaluation(
-            instances,
-            predictions,
-            repos_dir=None,
-            out_dir=out_dir / split / tag,
-            settings=cfg.eval,
-            progress=False,
-            cache=cache,
-        )
-        errors += len(report.error_ids)
-        tell(f"graded {tag}", len(instances))
-        return set(report.resolved_ids)
-
-    tell("answering greedily", 0)
+    grader.tell("answering greedily", 0)
     greedy = [extract_patch(g.text) for g in submit(policy, prompts, cfg.scaffold, greedy=True)]
-    resolved_1 = grade("greedy", greedy)
+    resolved_1 = grader.grade("greedy", greedy)
     solved_k = set(resolved_1)
     for n in range(1, k + 1 if k > 1 else 0):
-        tell(f"answering sample {n}/{k}", 0)
+        grader.tell(f"answering sample {n}/{k}", 0)
         sampled = [extract_patch(g.text) for g in submit(policy, prompts, cfg.scaffold, seed=seed * 1000 + n)]
-        solved_k |= grade(f"sample-{n}", sampled)
-    empty = grade("empty", [""] * len(instances))
-    rng = random.Random(f"random-edit:{seed}:{split}")
-    guesses = [random_single_edit(inst, prompt_files(inst), rng) for inst in instances]
-    random_edit = grade("random-edit", guesses)
+        solved_k |= grader.grade(f"sample-{n}", sampled)
+    empty, random_edit = grader.chance(split, seed)
+    errors = grader.errors
     total = len(instances)
     return SplitScores(
         split=split,
@@ -138,8 +112,87 @@ def measure_split(
         k=k,
         pass_at_1=len(resolved_1) / total,
         pass_at_k=len(solved_k) / total if k > 1 else None,
-        empty=len(empty) / total,
-        random_edit=len(random_edit) / total,
+        empty=empty,
+        random_edit=random_edit,
         well_formed=sum(1 for p in greedy if p) / total,
         errors=errors,
     )
+
+
+@dataclass(frozen=True)
+class ChanceScores:
+    """What guessing resolves on a set of tasks: the empty patch and one random single edit each (`measure_split`'s
+    baselines, alone)."""
+
+    split: str
+    instances: int
+    empty: float
+    random_edit: float
+    errors: int
+
+    def tags(self) -> dict[str, str]:
+        """As `postgame bootstrap` tags the base version (`postgame.report.chance_from_tags` reads them back)."""
+        return {
+            f"bootstrap.{self.split}.instances": str(self.instances),
+            f"bootstrap.{self.split}.empty": f"{self.empty:.6f}",
+            f"bootstrap.{self.split}.random_edit": f"{self.random_edit:.6f}",
+        }
+
+
+def measure_chance(
+    cfg: Config,
+    split: str,
+    instances: list,
+    *,
+    out_dir: Path,
+    seed: int = 0,
+    progress: Callable[[str, int], None] | None = None,
+) -> ChanceScores:
+    """The chance baselines of `instances` (evals.harness Instances of `split`): 2 gradings per task."""
+    grader = _Grader(cfg, sorted(instances, key=lambda i: i.instance_id), "chance", out_dir / split, progress)
+    empty, random_edit = grader.chance(split, seed)
+    return ChanceScores(split, len(instances), empty, random_edit, grader.errors)
+
+
+class _Grader:
+    """Grades one patch per task of `instances` with the real harness (results under `out_dir/<tag>`, grades
+    cached under home); counts infrastructure errors apart."""
+
+    def __init__(self, cfg: Config, instances: list, name: str, out_dir: Path, progress):
+        from evals.harness import GradeCache
+
+        self.cfg, self.instances, self.name, self.out_dir = cfg, instances, name, out_dir
+        self.cache = GradeCache(cfg.home / "cache" / "grades")
+        self.tell: Callable[[str, int], None] = progress or (lambda text, graded: None)
+        self.errors = 0
+
+    def grade(self, tag: str, patches: list[str]) -> set[str]:
+        from evals.harness import Prediction, run_evaluation
+
+        self.tell(f"grading {tag}", 0)
+        predictions = [
+            Prediction(instance_id=i.instance_id, model_name_or_path=self.name, model_patch=p)
+            for i, p in zip(self.instances, patches)
+        ]
+        report = run_evaluation(
+            self.instances,
+            predictions,
+            repos_dir=None,
+            out_dir=self.out_dir / tag,
+            settings=self.cfg.eval,
+            progress=False,
+            cache=self.cache,
+        )
+        self.errors += len(report.error_ids)
+        self.tell(f"graded {tag}", len(self.instances))
+        return set(report.resolved_ids)
+
+    def chance(self, split: str, seed: int) -> tuple[float, float]:
+        """(empty, random single edit): the shares of the tasks each resolves."""
+        from evals.factory.instances import prompt_files
+
+        total = len(self.instances)
+        empty = self.grade("empty", [""] * total)
+        rng = random.Random(f"random-edit:{seed}:{split}")
+        guesses = [random_single_edit(inst, prompt_files(inst), rng) for inst in self.instances]
+        return len(empty) / total, len(self.grade("random-edit", guesses)) / total

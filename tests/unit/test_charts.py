@@ -76,7 +76,21 @@ def test_base_version_tags_become_per_split_baselines():
     ]
     assert chance["eval"] == [ChanceBaseline("random single edit", 0.061728, "bootstrap of v3")]
     assert set(chance) == {"indomain", "eval"}
-    assert chance_from_tags({"origin": "bootstrap"}, "1") == {}  # the demo's base: registered, never measured
+    assert chance_from_tags({"origin": "bootstrap"}, "1") == {}  # a base registered and never measured
+
+
+def test_the_demos_chance_scores_are_tagged_as_bootstrap_tags_them():
+    """`postgame demo` measures the chance baselines of the graded sets (models.measure.measure_chance) and tags the
+    base with ChanceScores.tags(): the charts read them back as bootstrap's."""
+    from models.measure import ChanceScores
+
+    tags = ChanceScores("holdout", 30, empty=0.0, random_edit=1 / 30, errors=0).tags()
+    assert chance_from_tags(tags, "1") == {
+        "holdout": [
+            ChanceBaseline("empty patch", 0.0, "bootstrap of v1, 30 tasks"),
+            ChanceBaseline("random single edit", round(1 / 30, 6), "bootstrap of v1, 30 tasks"),
+        ]
+    }
 
 
 def test_chart_data_gives_a_split_without_measurements_unknown_baselines():
