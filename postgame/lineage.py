@@ -23,6 +23,7 @@ import json
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from postgame.config import Config
 
@@ -52,8 +53,10 @@ def tree_sha256(folder: str | Path) -> str:
 
 
 def config_sha256(cfg: Config) -> str:
-    """What the recipe was, not where it ran: the config without `home`, `stack`, `store` and `tracking`."""
-    body = cfg.model_dump_json(exclude={"home", "stack", "store", "tracking"}, by_alias=True)
+    """What the recipe was, not where it ran: the config without `home`, `stack`, `store`, `tracking` and the
+    deployment runner's port (`operate.runner_port`)."""
+    where: dict[str, Any] = {"home": True, "stack": True, "store": True, "tracking": True, "operate": {"runner_port"}}
+    body = cfg.model_dump_json(exclude=where, by_alias=True)
     return hashlib.sha256(body.encode()).hexdigest()
 
 
