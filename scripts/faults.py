@@ -26,6 +26,7 @@ before or one reached by a recorded move (the registry's `champion.move.*` histo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -466,24 +467,31 @@ def fault_twice(suite: Suite) -> Outcome:
 
 def restart_during(suite: Suite, service: str, stage: str, fault: str) -> Outcome:
     """`service` SIGKILLed (its process group) while `stage` runs, started again as `up` starts it once the killed
-    processes are gone (PostgreSQL's backends are process groups of their own and leave after the postmaster; a new
-    postmaster refuses a data folder whose shared memory they still hold); the cycle's end; a re-run if it failed."""
+    processes are gone, reaped too (PostgreSQL's backends are process groups of their own and leave after the
+    postmaster; a new postmaster refuses a data folder whose shared memory they still hold, or whose postmaster.pid
+    names a process that still exists: the killed one stays a zombie until init reaps it); the cycle's end; a re-run
+    if it failed."""
     from infra.stack import _descendants
-    from postgame.runtime import process_alive
 
     suite.simulate()
     before = suite.state()
     t0 = time.time()
     proc = suite.start_cycle()
-    caught = suite.wait_task(stage, t0, proc=proc)
-    killed = [suite.pid(service), *_descendants(suite.pid(service))]
-    suite.kill(service)
-    down_at = time.monotonic()
-    while any(process_alive(pid) for pid in killed) and time.monotonic() - down_at < 60:
-        time.sleep(0.1)
-    gone = time.monotonic() - down_at
-    suite.restart(service)
-    outage = time.monotonic() - down_at
+    try:
+        caught = suite.wait_task(stage, t0, proc=proc)
+        killed = [suite.pid(service), *_descendants(suite.pid(service))]
+        suite.kill(service)
+        down_at = time.monotonic()
+        while any(_exists(pid) for pid in killed) and time.monotonic() - down_at < 60:
+            time.sleep(0.1)
+        gone = time.monotonic() - down_at
+        suite.restart(service)  # a failed start stops the whole stack (infra/stack.py _start): the row is not staged
+        outage = time.monotonic() - down_at
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):  # not left running against a stack that is gone
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
     rc, error, report = suite.finish(proc, timeout=600)
     waited = time.monotonic() - down_at
     rerun = suite.rerun() if rc != 0 else None
@@ -498,6 +506,15 @@ def restart_during(suite: Suite, service: str, stage: str, fault: str) -> Outcom
         f"{len(killed)} processes gone after {gone:.1f}s); {ended}{'; ' + rerun.summary() if rerun else ''}"
     )
     return Outcome(fault, outcome, before, after, error)
+
+
+def _exists(pid: int) -> bool:
+    """The process is there, running or a zombie not reaped yet (what PostgreSQL's lock file check sees)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def fault_prefect(suite: Suite) -> Outcome:
