@@ -14,7 +14,9 @@ the base registered as the first champion and the shipped agent base (`models/ba
 4. the same cycle triggered twice at once (`flows.deploy.trigger` from two threads): one after the other, never both;
 5. the Prefect server killed during training and started again at once; the cycle re-run if it failed;
 6. `postgame agent replay` SIGKILLed (its process group) mid-episode, during a sandboxed `bash` step; re-run;
-7. PostgreSQL restarted mid-cycle: staged only when the settings have `stack.database` (not on main yet).
+7. PostgreSQL (Prefect's and MLflow's database) SIGKILLed during training and started again as `up` starts it; the
+   cycle re-run if it failed. On a stack of its own (`<home>/postgres-stack`, `stack.database: postgres`; the rows
+   above run on SQLite), set up as the first one is: same world, traffic, baseline cycle and staked champion.
 
 After each: records (snapshot rows) and unique sessions, log objects not read by any snapshot (lost), rows minus
 unique sessions (duplicated), and the champion — which must name a complete, loadable version, and be the champion
@@ -24,6 +26,7 @@ before or one reached by a recorded move (the registry's `champion.move.*` histo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -116,13 +119,13 @@ class Outcome:
     after: State
     error: str = ""
     notes: list[str] = field(default_factory=list)
-    skipped: bool = False
 
 
 class Suite:
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, database: str = "sqlite", *, skip_setup: bool = False, keep_up: bool = False):
         self.home = home
         self.cfg_path = home / "postgame.yaml"
+        self.skip_setup, self.keep_up = skip_setup, keep_up
         data = {
             "home": str(home),
             **SMALL_WORLD,
@@ -132,6 +135,8 @@ class Suite:
                 "s3_port": free_port(),
                 "weed_port_base": free_block(),
                 "start_timeout_s": 300,
+                "database": database,
+                **({"postgres_port": free_port()} if database == "postgres" else {}),
             },
             # the faults start their own cycles: traffic must not start one through the event trigger
             "operate": {"runner_port": free_port(), "service_timeout_s": 20, "event_trigger": False},
@@ -179,13 +184,14 @@ class Suite:
 
         return httpx.post(f"{self.api}/{path}", json=body, timeout=30).raise_for_status().json()
 
-    def wait_task(self, stage: str, since: float, timeout: float = 1200) -> bool:
-        """Until a task run of `stage` created after `since` is RUNNING (polled every 0.2 s)."""
+    def wait_task(self, stage: str, since: float, timeout: float = 1200, proc: subprocess.Popen | None = None) -> bool:
+        """Until a task run of `stage` created after `since` is RUNNING (polled every 0.2 s); False when `proc` (the
+        cycle) ends first."""
         from datetime import UTC, datetime
 
         after = datetime.fromtimestamp(since, UTC).isoformat()
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and (proc is None or proc.poll() is None):
             try:
                 runs = self.post(
                     "task_runs/filter",
@@ -219,6 +225,28 @@ class Suite:
         proc = self.cli("simulate", "--sessions", str(sessions))
         assert proc.returncode == 0, proc.stderr[-2000:]
 
+    def set_up(self) -> None:
+        """The stack, the small world, 4 sessions of traffic and a baseline cycle (unless `skip_setup`: an earlier
+        run's home with --keep-up), then a trained champion at stake."""
+        started, on = time.monotonic(), f"[{self.cfg.stack.database}]"
+        for step in () if self.skip_setup else (("up", "--serve"), ("factory", "build")):
+            proc = self.cli(*step)
+            assert proc.returncode == 0, f"{step}: {proc.stderr[-3000:]}"
+            print(f"{on} {' '.join(step)}: ok ({time.monotonic() - started:.0f}s)", flush=True)
+        if not self.skip_setup:
+            self.simulate(4)
+            first = self.cli("cycle", "--json")
+            assert first.returncode == 0, first.stderr[-3000:]
+            print(
+                f"{on} baseline cycle: {json.loads(first.stdout)['status']} ({time.monotonic() - started:.0f}s)",
+                flush=True,
+            )
+        print(f"{on} champion at stake: {stake_champion(self)} ({time.monotonic() - started:.0f}s)", flush=True)
+
+    def close(self) -> None:
+        if not self.keep_up:
+            self.cli("down")
+
     def rerun(self) -> Rerun:
         """What a user does next: `postgame cycle` again; its outcome, the stages it got back *Cached*, how long."""
         t = time.monotonic()
@@ -232,8 +260,14 @@ class Suite:
             seconds=time.monotonic() - t,
         )
 
-    def finish(self, proc: subprocess.Popen, timeout: float = 1800) -> tuple[int, str, dict | None]:
-        out, _ = proc.communicate(timeout=timeout)
+    def finish(self, proc: subprocess.Popen, timeout: float = 1800) -> tuple[int | None, str, dict | None]:
+        """The cycle's exit status (None: still running after `timeout`, then SIGKILLed), last `error:` line, report."""
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return None, _last_error(self.home / "logs"), None
         report = None
         try:
             report = json.loads(out) if out.strip() else None
@@ -431,26 +465,60 @@ def fault_twice(suite: Suite) -> Outcome:
     return Outcome("the same cycle triggered twice at once (`postgame trigger` x2, deployment)", outcome, before, after)
 
 
-def fault_prefect(suite: Suite) -> Outcome:
+def restart_during(suite: Suite, service: str, stage: str, fault: str) -> Outcome:
+    """`service` SIGKILLed (its process group) while `stage` runs, started again as `up` starts it once the killed
+    processes are gone, reaped too (PostgreSQL's backends are process groups of their own and leave after the
+    postmaster; a new postmaster refuses a data folder whose shared memory they still hold, or whose postmaster.pid
+    names a process that still exists: the killed one stays a zombie until init reaps it); the cycle's end; a re-run
+    if it failed."""
+    from infra.stack import _descendants
+
     suite.simulate()
     before = suite.state()
     t0 = time.time()
     proc = suite.start_cycle()
-    caught = suite.wait_task("train", t0)
-    suite.kill("prefect")
-    down_at = time.monotonic()
-    suite.restart("prefect")
-    outage = time.monotonic() - down_at
-    rc, error, report = suite.finish(proc)
+    try:
+        caught = suite.wait_task(stage, t0, proc=proc)
+        killed = [suite.pid(service), *_descendants(suite.pid(service))]
+        suite.kill(service)
+        down_at = time.monotonic()
+        while any(_exists(pid) for pid in killed) and time.monotonic() - down_at < 60:
+            time.sleep(0.1)
+        gone = time.monotonic() - down_at
+        suite.restart(service)  # a failed start stops the whole stack (infra/stack.py _start): the row is not staged
+        outage = time.monotonic() - down_at
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):  # not left running against a stack that is gone
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
+    rc, error, report = suite.finish(proc, timeout=600)
     waited = time.monotonic() - down_at
-    rerun = suite.rerun() if rc else None
+    rerun = suite.rerun() if rc != 0 else None
     after = suite.state()
-    outcome = (
-        f"{'restarted during train' if caught else 'train not caught'} (API down {outage:.0f}s); cycle rc "
-        f"{rc} ({report['status'] if report else 'failed'}) {waited:.0f}s after the kill"
-        f"{'; ' + rerun.summary() if rerun else ''}"
+    ended = (
+        f"cycle HUNG: still running {waited:.0f}s after the kill, SIGKILLed"
+        if rc is None
+        else f"cycle rc {rc} ({report['status'] if report else 'failed'}) {waited:.0f}s after the kill"
     )
-    return Outcome("Prefect server killed mid-cycle (training) and started again", outcome, before, after, error)
+    outcome = (
+        f"{'restarted during ' + stage if caught else stage + ' not caught'} ({service} down {outage:.0f}s, its "
+        f"{len(killed)} processes gone after {gone:.1f}s); {ended}{'; ' + rerun.summary() if rerun else ''}"
+    )
+    return Outcome(fault, outcome, before, after, error)
+
+
+def _exists(pid: int) -> bool:
+    """The process is there, running or a zombie not reaped yet (what PostgreSQL's lock file check sees)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def fault_prefect(suite: Suite) -> Outcome:
+    return restart_during(suite, "prefect", "train", "Prefect server killed mid-cycle (training) and started again")
 
 
 def _episode_dirs(cfg) -> set[Path]:
@@ -559,20 +627,25 @@ def fault_agent(suite: Suite) -> Outcome:
 
 
 def fault_postgres(suite: Suite) -> Outcome:
-    from postgame.config import StackSettings
-
-    empty = State(0, 0, 0, 0, None, False, 0)
-    if "database" not in StackSettings.model_fields:
-        return Outcome(
-            "PostgreSQL restarted mid-cycle",
-            "not run: stack.database postgres is not on main yet",
-            empty,
-            empty,
-            skipped=True,
+    """The PostgreSQL server (the local one `up` starts for `stack.database: postgres`) SIGKILLed during training and
+    started again, on a stack of its own under `<home>/postgres-stack`: the other rows' stack is on SQLite. It is set
+    up as that one is, its champion the same checkpoint (models/base_agent) by a recorded move; it is stopped after the
+    row (unless --keep-up)."""
+    pg = Suite(suite.home / "postgres-stack", "postgres", skip_setup=suite.skip_setup, keep_up=suite.keep_up)
+    try:
+        pg.set_up()
+        return restart_during(
+            pg,
+            "postgres",
+            "train",
+            "PostgreSQL (Prefect's and MLflow's database, stack.database: postgres) SIGKILLed mid-cycle (training, "
+            "the postmaster) and started again",
         )
-    raise NotImplementedError("stack.database exists now: stage the PostgreSQL restart here")
+    finally:
+        pg.close()
 
 
+OWN_STACK = {"postgres"}  # rows that set up a stack of their own: the first stack is not started for them alone
 STAKE_WHY = "fault suite: a trained champion at stake"
 
 
@@ -643,9 +716,6 @@ def table(outcomes: list[Outcome]) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for o in outcomes:
-        if o.skipped:
-            rows.append(f"| {o.fault} | {o.outcome} | - | - | - | - |")
-            continue
         rows.append(
             f"| {o.fault} | {o.outcome} | {o.before.records} ({o.before.unique_sessions}) → {o.after.records} "
             f"({o.after.unique_sessions}) | {o.after.objects_read}/{o.after.objects} | "
@@ -668,22 +738,13 @@ def main() -> None:
     )
     args = parser.parse_args()
     home = args.home or Path(tempfile.mkdtemp(prefix="postgame-faults-"))
-    suite = Suite(home.absolute())
+    suite = Suite(home.absolute(), skip_setup=args.skip_setup, keep_up=args.keep_up)
     started = time.monotonic()
     print(f"home {home}", flush=True)
+    names = args.only.split(",")
     try:
-        for step in () if args.skip_setup else (("up", "--serve"), ("factory", "build")):
-            proc = suite.cli(*step)
-            assert proc.returncode == 0, f"{step}: {proc.stderr[-3000:]}"
-            print(f"{' '.join(step)}: ok ({time.monotonic() - started:.0f}s)", flush=True)
-        if not args.skip_setup:
-            suite.simulate(4)
-            first = suite.cli("cycle", "--json")
-            assert first.returncode == 0, first.stderr[-3000:]
-            print(
-                f"baseline cycle: {json.loads(first.stdout)['status']} ({time.monotonic() - started:.0f}s)", flush=True
-            )
-        print(f"champion at stake: {stake_champion(suite)} ({time.monotonic() - started:.0f}s)", flush=True)
+        if set(names) - OWN_STACK:
+            suite.set_up()
         faults = {
             "store": fault_store,
             "mlflow": fault_mlflow,
@@ -694,7 +755,7 @@ def main() -> None:
             "postgres": fault_postgres,
         }
         outcomes = []
-        for name in args.only.split(","):
+        for name in names:
             t = time.monotonic()
             try:
                 outcome = faults[name](suite)
@@ -705,8 +766,7 @@ def main() -> None:
             print(f"{name}: {outcome.outcome} ({time.monotonic() - t:.0f}s)\n{table(outcomes)}\n", flush=True)
         print(f"\ntotal {time.monotonic() - started:.0f}s, home {home}")
     finally:
-        if not args.keep_up:
-            suite.cli("down")
+        suite.close()
 
 
 if __name__ == "__main__":
