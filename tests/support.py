@@ -230,3 +230,21 @@ def ingest_the_old_way(cfg: Config, source: str) -> str:
         snapshot_id = run_ingest(source, cfg=cfg, mapper=map).snapshot_id
     assert snapshot_id is not None
     return snapshot_id
+
+
+def plant_old_snapshot(
+    cfg: Config, logs: Path, *, sessions: int, seed: int, at: int, text: str, message: int = -1
+) -> str:
+    """A leaky snapshot as old ingests stored it: `sessions` synthetic sessions into `logs/a.jsonl` (made here),
+    session `at`'s message `message` replaced by `text` (which holds PLANTED_TOKEN), ingested the old way and
+    recorded as trained on. Returns its id."""
+    from postgame import ledger
+    from postgame.contract.synthetic import sessions as synthetic
+
+    logs.mkdir(parents=True, exist_ok=True)
+    records = list(synthetic(sessions, seed=seed))
+    records[at]["messages"][message]["content"] = text
+    (logs / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    old = ingest_the_old_way(cfg, str(logs))
+    ledger.record(cfg, [old], "trained")
+    return old

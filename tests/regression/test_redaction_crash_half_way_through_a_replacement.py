@@ -10,12 +10,11 @@ import json
 import pytest
 
 from postgame import ledger, runtime
-from postgame.contract.synthetic import sessions
 from postgame.errors import PostgameError
 from postgame.ingest import remediate as rem
 from postgame.ingest import snapshot as snap
 from postgame.ingest.catalog import list_snapshots, load_snapshot
-from tests.support import PLANTED_TOKEN, ingest_the_old_way
+from tests.support import PLANTED_TOKEN, plant_old_snapshot
 
 
 class Crash(Exception):
@@ -28,14 +27,9 @@ def crash(*args, **kwargs):
 
 @pytest.fixture
 def old(cfg, tmp_path):
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    records = list(sessions(5, seed=51))
-    records[1]["messages"][0]["content"] = f"token {PLANTED_TOKEN}"
-    (logs / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    snapshot_id = ingest_the_old_way(cfg, str(logs))
-    ledger.record(cfg, [snapshot_id], "trained")
-    return snapshot_id
+    return plant_old_snapshot(
+        cfg, tmp_path / "logs", sessions=5, seed=51, at=1, message=0, text=f"token {PLANTED_TOKEN}"
+    )
 
 
 def successors(cfg, old_id: str) -> list[str]:

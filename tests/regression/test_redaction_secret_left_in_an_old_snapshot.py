@@ -24,7 +24,7 @@ from postgame.ingest.catalog import list_snapshots, load_snapshot, supersession
 from postgame.ingest.pipeline import run_ingest
 from postgame.ingest.remediate import remediate
 from postgame.lineage import _snapshot_hops
-from tests.support import PLANTED_TOKEN, ingest_the_old_way, postgame_inprocess
+from tests.support import PLANTED_TOKEN, plant_old_snapshot, postgame_inprocess
 
 
 def store_files(cfg) -> dict[str, str]:
@@ -42,12 +42,7 @@ def leaky(cfg, tmp_path):
     """A store with an old, trained-on snapshot holding a planted token in clear, and a later clean one.
     Returns (old id, later id, the old snapshot's rows)."""
     logs = tmp_path / "logs"
-    logs.mkdir()
-    records = list(sessions(6, seed=41))
-    records[3]["messages"][-1]["content"] = f"push with {PLANTED_TOKEN} please"
-    (logs / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    old = ingest_the_old_way(cfg, str(logs))
-    ledger.record(cfg, [old], "trained")
+    old = plant_old_snapshot(cfg, logs, sessions=6, seed=41, at=3, text=f"push with {PLANTED_TOKEN} please")
     (logs / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in sessions(3, seed=42)))
     later = run_ingest(str(logs), cfg=cfg, mapper=map).snapshot_id
     rows = load_snapshot(old, cfg=cfg).to_pylist()
@@ -104,12 +99,7 @@ def test_a_dry_run_lists_what_it_would_replace_and_writes_nothing(cfg, leaky):
 
 def test_the_command_never_prints_the_secret(monkeypatch, capsys, cli_home, tmp_path):
     cfg = runtime.current_config()
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    record = next(iter(sessions(1, seed=43)))
-    record["messages"][-1]["content"] = f"use {PLANTED_TOKEN}"
-    (logs / "a.jsonl").write_text(json.dumps(record) + "\n")
-    old = ingest_the_old_way(cfg, str(logs))
+    old = plant_old_snapshot(cfg, tmp_path / "logs", sessions=1, seed=43, at=0, text=f"use {PLANTED_TOKEN}")
 
     code, out, err = postgame_inprocess(monkeypatch, capsys, "redact", "--all", "--dry-run", "--json")
     assert code == 0 and json.loads(out)["replacements"][0]["snapshot_id"] == old

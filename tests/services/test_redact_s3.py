@@ -9,12 +9,11 @@ import uuid
 import pytest
 
 from postgame import ledger, runtime
-from postgame.contract.synthetic import sessions
 from postgame.ingest import snapshot as snap
 from postgame.ingest.audit import audit_snapshot
 from postgame.ingest.catalog import list_snapshots, load_snapshot
 from postgame.ingest.remediate import remediate
-from tests.support import PLANTED_TOKEN, ingest_the_old_way, make_config
+from tests.support import PLANTED_TOKEN, make_config, plant_old_snapshot
 
 pytestmark = pytest.mark.services
 
@@ -29,13 +28,7 @@ def test_a_snapshot_in_a_bucket_is_replaced_and_gone(home, tmp_path, seaweed):
             "secret_access_key": runtime.EMBEDDED_S3_SECRET,
         },
     )
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    records = list(sessions(8, seed=81))
-    records[5]["messages"][-1]["content"] = f"export GH_TOKEN={PLANTED_TOKEN}"
-    (logs / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    old = ingest_the_old_way(cfg, str(logs))
-    ledger.record(cfg, [old], "trained")
+    old = plant_old_snapshot(cfg, tmp_path / "logs", sessions=8, seed=81, at=5, text=f"export GH_TOKEN={PLANTED_TOKEN}")
     cached = (
         cfg.home / "cache" / "snapshots" / snap.resolve(runtime.store(cfg), cfg.ingest.state_prefix, old).data.sha256
     )
