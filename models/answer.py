@@ -2,25 +2,38 @@
 
     answers = submit(policy, prompts, cfg.scaffold, greedy=True)            # evaluation: deterministic
     answers = submit(policy, prompts, cfg.scaffold, seed=7)                 # traffic, pass@k: sampled
+    answers = submit(policy, prompts, cfg.scaffold, greedy=True, instances=tasks, harness=cfg.eval)  # + visible tests
 
 A small model's likeliest completion is often an edit that changes nothing, or whose SEARCH text is not in the code it
 was shown. An agent scaffold does not submit such an edit (SWE-agent's edit tool and Aider reject it and ask again):
 with `scaffold.check_edits`, `candidates` completions are made — the beams of a beam search for a greedy answer, so
 it stays deterministic; independent draws for a sampled one — and the likeliest that passes `checked_edit` is
-submitted, else the first. Nothing is run: the check reads the completion and the prompt only, and the harness
-grades the one answer submitted. Used wherever the policy answers a task: traffic, evaluation and `measure`.
-GRPO's own generations (inside TRL) are not checked: an unusable edit earns reward 0 there, which teaches the policy
-what the scaffold would have caught.
+submitted, else the first.
+
+A coding agent also runs the tests it can see before it submits. With `scaffold.visible_tests` and the tasks given
+(`instances`), each well-formed candidate, likeliest first, is applied to the task's visible tree and its visible
+tests are run in the sandbox (`evals.agent.verify`: Agentless's regression-test filtering; the hidden FAIL_TO_PASS
+tests never run); the first that breaks none is submitted, and when every candidate breaks one the scaffold submits
+no change (`ABSTAIN`) rather than a patch it saw break the code. The time those runs take is part of the answer's
+latency. Used wherever the policy answers a task: traffic, evaluation and `measure`. GRPO's own generations (inside
+TRL) are not checked: an unusable edit earns reward 0 there, which teaches the policy what the scaffold would have
+caught.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
 from evals.harness.searchreplace import SearchReplaceError, parse_edits
 from models.policy import Generation, Policy
+from postgame.settings.harness import HarnessSettings
 from postgame.settings.scaffold import ScaffoldSettings
+
+ABSTAIN = "No change: every edit I found breaks a visible test."
 
 
 def checked_edit(completion: str, prompt: str) -> bool:
@@ -33,30 +46,83 @@ def checked_edit(completion: str, prompt: str) -> bool:
     return bool(edits) and all(e.search.strip() and e.search in prompt and e.search != e.replace for e in edits)
 
 
-def pick(candidates: list[Generation], prompt: str) -> Generation:
-    """The first (likeliest) candidate a scaffold would submit, else the first; its token count and latency are those
-    of every candidate made (what serving the answer cost)."""
-    chosen = next((c for c in candidates if checked_edit(c.text, prompt)), candidates[0])
+def _spent(chosen: Generation, candidates: list[Generation], extra_ms: float = 0.0) -> Generation:
+    """`chosen` with the token count and latency of every candidate made (what serving the answer cost)."""
     return replace(
         chosen,
         completion_tokens=sum(c.completion_tokens for c in candidates),
-        latency_ms=sum(c.latency_ms for c in candidates),
+        latency_ms=sum(c.latency_ms for c in candidates) + extra_ms,
     )
 
 
+def pick(candidates: list[Generation], prompt: str) -> Generation:
+    """The first (likeliest) candidate a scaffold would submit, else the first."""
+    return _spent(next((c for c in candidates if checked_edit(c.text, prompt)), candidates[0]), candidates)
+
+
+def pick_verified(
+    candidates: list[Generation], prompt: str, instance, harness: HarnessSettings, repos_dir: Path | None = None
+) -> Generation:
+    """The first well-formed candidate that breaks no visible test of `instance`, else `ABSTAIN` (no change; the
+    first candidate when none is well-formed); a candidate whose patch an earlier one had is not run again."""
+    from evals.agent.verify import VisibleTests
+    from evals.prompts import extract_patch
+
+    start = time.perf_counter()
+    tried: set[str] = set()
+    order = [c for c in candidates if checked_edit(c.text, prompt)]
+    chosen = None
+    if order:
+        with VisibleTests(instance, harness, repos_dir=repos_dir) as tests:
+            for c in order:
+                patch = extract_patch(c.text)
+                if patch in tried:
+                    continue
+                tried.add(patch)
+                if tests.check(patch).passed:
+                    chosen = c
+                    break
+    if chosen is None:
+        chosen = replace(candidates[0], text=ABSTAIN) if order else candidates[0]
+    return _spent(chosen, candidates, (time.perf_counter() - start) * 1000)
+
+
 def submit(
-    policy: Policy, prompts: list[str], scaffold: ScaffoldSettings, *, greedy: bool = False, seed: int | None = None
+    policy: Policy,
+    prompts: list[str],
+    scaffold: ScaffoldSettings,
+    *,
+    greedy: bool = False,
+    seed: int | None = None,
+    instances: list | None = None,
+    harness: HarnessSettings | None = None,
 ) -> list[Generation]:
-    """One answer per prompt (see the module docstring)."""
-    if not scaffold.check_edits or scaffold.candidates == 1:
+    """One answer per prompt (see the module docstring); `instances` (the tasks, in prompt order) and `harness`
+    turn on the visible-tests check where `scaffold.visible_tests` asks for it."""
+    verify = scaffold.visible_tests and instances is not None and harness is not None
+    if not verify and (not scaffold.check_edits or scaffold.candidates == 1):
         return policy.generate(prompts, seed=seed, greedy=greedy)
+    pools = candidates(policy, prompts, scaffold.candidates, greedy=greedy, seed=seed)
+    if not verify:
+        return [pick(pool, prompt) for pool, prompt in zip(pools, prompts)]
+    assert instances is not None and harness is not None
+    if len(instances) != len(prompts):
+        raise ValueError(f"{len(instances)} instances for {len(prompts)} prompts")
+    workers = max(1, min(len(prompts), harness.workers or os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:  # each check is a sandboxed subprocess
+        return list(pool.map(lambda c, p, i: pick_verified(c, p, i, harness), pools, prompts, instances))
+
+
+def candidates(
+    policy: Policy, prompts: list[str], n: int, *, greedy: bool = False, seed: int | None = None
+) -> list[list[Generation]]:
+    """`n` completions per prompt, likeliest first for a greedy answer (the beams of a beam search), else
+    independent draws (seeded)."""
     if greedy and policy.settings.engine == "transformers":
-        return [pick(_beams(policy, prompt, scaffold.candidates), prompt) for prompt in prompts]
+        return [_beams(policy, prompt, n) for prompt in prompts]
     seed = policy.settings.seed if seed is None else seed
-    draws = [
-        policy.generate(prompts, seed=seed + 7919 * n, greedy=greedy and n == 0) for n in range(scaffold.candidates)
-    ]
-    return [pick([d[i] for d in draws], prompt) for i, prompt in enumerate(prompts)]
+    draws = [policy.generate(prompts, seed=seed + 7919 * k, greedy=greedy and k == 0) for k in range(n)]
+    return [[d[i] for d in draws] for i in range(len(prompts))]
 
 
 def _beams(policy: Policy, prompt: str, n: int) -> list[Generation]:

@@ -188,7 +188,8 @@ def score_policy(
     if cfg.agent.enabled:
         outcomes = _episode_outcomes(cfg, policy, instances, records, out_dir, mapper)
         return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
-    generations = submit(policy, [prompt_for(cfg, inst) for inst in instances], cfg.scaffold, greedy=True)
+    prompts = [prompt_for(cfg, inst) for inst in instances]
+    generations = submit(policy, prompts, cfg.scaffold, greedy=True, instances=instances, harness=cfg.eval)
     predictions = [
         Prediction(
             instance_id=inst.instance_id,

@@ -96,12 +96,14 @@ def measure_split(
     grader = _Grader(cfg, instances, f"{policy.name}@{policy.version}", out_dir / split, progress)
 
     grader.tell("answering greedily", 0)
-    greedy = [extract_patch(g.text) for g in submit(policy, prompts, cfg.scaffold, greedy=True)]
+    answers = submit(policy, prompts, cfg.scaffold, greedy=True, instances=instances, harness=cfg.eval)
+    greedy = [extract_patch(g.text) for g in answers]  # the scaffold ran each task's visible tests
     resolved_1 = grader.grade("greedy", greedy)
     solved_k = set(resolved_1)
     for n in range(1, k + 1 if k > 1 else 0):
         grader.tell(f"answering sample {n}/{k}", 0)
-        sampled = [extract_patch(g.text) for g in submit(policy, prompts, cfg.scaffold, seed=seed * 1000 + n)]
+        answers = submit(policy, prompts, cfg.scaffold, seed=seed * 1000 + n, instances=instances, harness=cfg.eval)
+        sampled = [extract_patch(g.text) for g in answers]
         solved_k |= grader.grade(f"sample-{n}", sampled)
     empty, random_edit = grader.chance(split, seed)
     errors = grader.errors

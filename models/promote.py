@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from models.scores import Evaluation, SplitScores
-from models.stats import mcnemar_exact
+from models.stats import detectable_effect, mcnemar_exact
 from postgame.config import Config
 from postgame.errors import StaleChampion
 from postgame.settings.promote import PromoteSettings
@@ -62,6 +62,7 @@ class Decision:
     p_value: float | None = None
     cost_usd: float = 0.0
     checks: tuple[Check, ...] = ()
+    detectable: float | None = None  # the gain this test detects with 80% power at the churn measured (losses / n)
 
     @property
     def failed(self) -> list[str]:
@@ -82,6 +83,8 @@ class Decision:
             tags["promotion.delta"] = f"{self.delta:+.6f}"
         if self.p_value is not None:
             tags["promotion.p_value"] = f"{self.p_value:.6g}"
+        if self.detectable is not None:
+            tags["promotion.detectable"] = f"{self.detectable:.6f}"
         return tags
 
     def to_dict(self) -> dict:
@@ -96,6 +99,7 @@ class Decision:
             "losses": self.losses,
             "delta": self.delta,
             "p_value": self.p_value,
+            "detectable": self.detectable,
             "cost_usd": self.cost_usd,
             "checks": [
                 {"name": c.name, "passed": c.passed, "detail": c.detail, "value": c.value, "limit": c.limit}
@@ -142,7 +146,7 @@ def decide(
                 )
     theirs = (champion or {}).get(split)
     wins = losses = 0
-    delta = p_value = None
+    delta = p_value = detectable = None
     if theirs is None:
         ok = mine.rate > policy.floor + EPS
         checks.append(
@@ -194,6 +198,11 @@ def decide(
             )
         )
         p_value = mcnemar_exact(wins, losses, sided=policy.sided)
+        detectable = (
+            detectable_effect(len(pairs), alpha=policy.alpha, sided=policy.sided, loss_rate=losses / len(pairs))
+            if pairs
+            else None
+        )
         ok = p_value <= policy.alpha
         checks.append(
             Check(
@@ -212,6 +221,7 @@ def decide(
                 continue
             drop = (champion or {})[name].rate - candidate[name].rate
             ok = drop <= tolerance + EPS
+            floor = (champion or {})[name].rate <= tolerance + EPS  # no drop past the tolerance is possible
             checks.append(
                 Check(
                     f"guard:{name}",
@@ -219,7 +229,13 @@ def decide(
                     f"guard {name}: resolve rate {candidate[name].rate:.3f} vs "
                     f"champion {(champion or {})[name].rate:.3f} (drop {drop:+.3f} "
                     + ("<= " if ok else "> ")
-                    + f"tolerance {tolerance:.3f})",
+                    + f"tolerance {tolerance:.3f})"
+                    + (
+                        f"; uninformative: the champion resolves {(champion or {})[name].rate:.1%} here, so no "
+                        "candidate can drop past the tolerance"
+                        if floor
+                        else ""
+                    ),
                     -drop,
                     -tolerance,
                 )
@@ -274,6 +290,7 @@ def decide(
         p_value=p_value,
         cost_usd=cost_usd,
         checks=tuple(checks),
+        detectable=detectable,
     )
 
 

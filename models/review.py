@@ -148,11 +148,18 @@ def review_markdown(cfg: Config, version: str, decision, evaluation: Evaluation,
         n_pairs = decision.n
         mde = detectable_effect(n_pairs, alpha=p.alpha, sided=p.sided)
         power = (
-            f" At n = {n_pairs} this test detects a gain of {mde * 100:.1f} points with 80% power (when "
-            f"nothing regresses)."
+            f" At n = {n_pairs} this test detects a gain of {mde * 100:.1f} points with 80% power when nothing "
+            f"regresses"
             if mde is not None
             else ""
         )
+        if power and decision.detectable is not None:
+            power += (
+                f", and {decision.detectable * 100:.1f} points at the churn measured here (the candidate loses "
+                f"{decision.losses} of the {n_pairs} instances to the champion)."
+            )
+        elif power:
+            power += "; at the churn measured here no gain is detectable."
         lines += [
             f"**Paired test** on {decision.split}: exact McNemar ({p.sided}-sided, α = {p.alpha}): "
             f"{decision.wins} instances only the candidate resolves, {decision.losses} only the champion; "

@@ -41,8 +41,8 @@ def simulate_traffic(
     policy = load_champion(cfg)
     cache = GradeCache(cfg.home / "cache" / "grades")
 
-    def attempt(prompts):
-        return submit(policy, prompts, cfg.scaffold)
+    def attempt(prompts, tasks):  # the scaffold runs each task's visible tests (scaffold.visible_tests)
+        return submit(policy, prompts, cfg.scaffold, instances=tasks, harness=cfg.eval)
 
     def grade(instance, patch):
         return evaluate(instance, patch, repos_dir=None, settings=cfg.eval, cache=cache)

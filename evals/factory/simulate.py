@@ -3,7 +3,7 @@ a schema-v1 production log record in the log store — the production traffic of
 
     postgame simulate --sessions 200 [--seed N] [--duplicate-rate 0.05 --malformed-rate 0.02 --secret-rate 0.1] [--json]
 
-`simulate()` is the pure core: it takes the tasks, an `attempt` callable (prompts -> generations with `text`,
+`simulate()` is the pure core: it takes the tasks, an `attempt` callable ((prompts, their tasks) -> generations with `text`,
 `prompt_tokens`, `completion_tokens`, `latency_ms`; the CLI passes the MLflow `champion`) and a `grade` callable
 (instance, patch -> a GradeResult; the CLI passes `evals.harness.evaluate`), and writes
 `<log_prefix>/dt=YYYY-MM-DD/part-NNNN.jsonl.gz` objects (NNNN = the next free number of that day).
@@ -50,7 +50,7 @@ class GenerationLike(Protocol):
     latency_ms: float
 
 
-Attempt = Callable[[list[str]], Sequence[GenerationLike]]
+Attempt = Callable[[list[str], list[Instance]], Sequence[GenerationLike]]  # (prompts, their tasks)
 Grade = Callable[[Instance, str], Any]  # -> GradeResult (status, tests_status)
 
 
@@ -302,7 +302,7 @@ def simulate(
         for i in range(0, sessions, settings.batch_size):
             batch = prompts[i : i + settings.batch_size]
             tell(f"answering sessions {i + 1}-{i + len(batch)}", 0)
-            out = list(attempt(batch))
+            out = list(attempt(batch, list(chosen[i : i + len(batch)])))
             if len(out) != len(batch):
                 raise ValueError(f"the policy returned {len(out)} generations for {len(batch)} prompts")
             generations += out

@@ -3,6 +3,7 @@ model's completions and the one answer that is submitted (models/answer.py).
 
     scaffold: {check_edits: true, candidates: 6}    # default: submit the likeliest edit that applies and changes code
     scaffold: {check_edits: false}                  # submit the completion exactly as generated
+    scaffold: {visible_tests: false}                # do not run the visible tests before submitting
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 class ScaffoldSettings(BaseModel):
     """An agent scaffold checks an edit before it submits it, as SWE-agent's edit tool and Aider do: an edit whose
-    SEARCH text is not in the code shown, or that changes nothing, is not submitted. No test runs: the harness grades
-    the one submitted answer."""
+    SEARCH text is not in the code shown, or that changes nothing, is not submitted; and, as a coding agent runs the
+    tests it can see before it submits (Agentless's regression-test filtering), an edit that breaks a visible test is
+    not submitted either. The harness grades the one submitted answer against the hidden tests."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -28,4 +30,10 @@ class ScaffoldSettings(BaseModel):
         le=32,
         description="Completions considered per answer: beams for a greedy "
         "answer (deterministic), independent draws for a sampled one.",
+    )
+    visible_tests: bool = Field(
+        True,
+        description="Run the task's visible tests (its existing tests; never the hidden FAIL_TO_PASS ones) in the "
+        "sandbox against each well-formed candidate, likeliest first, and submit the first that breaks none; when every "
+        "candidate breaks one, submit no change (evals/agent/verify.py).",
     )

@@ -43,7 +43,7 @@ def _run(cfg, tmp_path, knobs: SimulatorSettings, sessions: int):
     logs = LocalStore(tmp_path / "logs")
     summary = simulate(
         [_task()],
-        lambda prompts: [Said("I could not find the bug.") for _ in prompts],
+        lambda prompts, tasks: [Said("I could not find the bug.") for _ in prompts],
         lambda inst, patch: None,
         sessions=sessions,
         store=logs,

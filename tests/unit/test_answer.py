@@ -42,3 +42,37 @@ def test_checked_greedy_answers_are_deterministic_and_pass_whenever_a_beam_does(
         assert answer.text == (passing[0] if passing else beams[0].text)
     plain = submit(policy, prompts, ScaffoldSettings(check_edits=False), greedy=True)
     assert [a.text for a in plain] == [g.text for g in policy.generate(prompts, greedy=True)]
+
+
+def test_the_scaffold_submits_the_likeliest_edit_that_keeps_the_visible_tests_passing(tmp_path):
+    """With the task's visible tests: an edit that breaks one is passed over for the next; when every edit breaks
+    one, no change is submitted (ABSTAIN); prose is submitted as it is (nothing to run). Real sandboxed runs on the
+    harness's example task; the hidden FAIL_TO_PASS tests never run (they are cut from the tree)."""
+    import json
+    from pathlib import Path
+
+    from evals.harness.examples.build import build_repos
+    from evals.harness.instance import Instance
+    from evals.prompts import extract_patch
+    from models.answer import ABSTAIN, pick_verified
+    from postgame.settings.harness import HarnessSettings
+
+    build_repos(tmp_path / "repos")
+    lines = Path("evals/harness/examples/instances.jsonl").read_text().splitlines()
+    task = Instance.model_validate(json.loads(lines[0]))  # acme__textkit-1: slugify
+    old = '    return re.sub(r"[^a-z0-9]", sep, text)\n'
+    prompt = f"textkit/slug.py\n```python\n{old}```\n"
+
+    def block(new: str) -> Generation:
+        return Generation(f"textkit/slug.py\n<<<<<<< SEARCH\n{old}=======\n{new}>>>>>>> REPLACE\n", 10, 5, 1.0)
+
+    breaks = block('    return re.sub(r"[^a-z0-9]+", sep, text).upper()\n')  # breaks the visible test_single_word
+    gold = block('    return re.sub(r"[^a-z0-9]+", sep, text).strip(sep)\n')
+    harness = HarnessSettings()
+    chosen = pick_verified([breaks, gold], prompt, task, harness, tmp_path / "repos")
+    assert chosen.text == gold.text and chosen.completion_tokens == 10
+    assert chosen.latency_ms > 2.0  # the test runs are part of the answer's time
+    assert pick_verified([breaks], prompt, task, harness, tmp_path / "repos").text == ABSTAIN
+    assert extract_patch(ABSTAIN) == ""
+    prose = Generation("no idea", 10, 2, 1.0)
+    assert pick_verified([prose], prompt, task, harness, tmp_path / "repos").text == "no idea"

@@ -69,7 +69,7 @@ def scripted(gold_every: int, task: Instance):
     """Answers the gold patch on every `gold_every`-th prompt, prose otherwise."""
     calls = {"n": 0}
 
-    def attempt(prompts: list[str]) -> list[Gen]:
+    def attempt(prompts: list[str], tasks: list[Instance]) -> list[Gen]:
         out = []
         for _ in prompts:
             calls["n"] += 1

@@ -6,7 +6,17 @@ import pytest
 
 from models.evaluate import InstanceOutcome, SplitScores, stratified
 from models.promote import decide
-from models.stats import detectable_effect, mcnemar_exact, power, wilson
+from models.stats import (
+    churn_spread,
+    detectable_effect,
+    detectable_gain,
+    mcnemar_exact,
+    paired_power,
+    power,
+    sign_flip_exact,
+    simulated_power,
+    wilson,
+)
 from postgame.settings.promote import PromoteSettings
 
 POLICY = PromoteSettings()  # alpha 0.05 one-sided, margin 0, guards eval/holdout 0.05, p2p +0.02, errors 0.2
@@ -123,6 +133,16 @@ def test_guard_regression_beyond_tolerance_rejects_a_significant_gain():
     assert decide(cand, champ, POLICY, split="indomain").promote
 
 
+def test_a_guard_the_champion_scores_nothing_on_says_it_is_uninformative():
+    blank = paired("eval", neither=30)  # both 0/30: no drop is possible, so the guard can never fire
+    cand, champ = world(paired("indomain", wins=8, both=10, neither=42), eval=blank, holdout=FLAT_GUARDS["holdout"])
+    checks = {c.name: c for c in decide(cand, champ, POLICY, split="indomain").checks}
+    assert (
+        checks["guard:eval"].passed and "uninformative: the champion resolves 0.0% here" in checks["guard:eval"].detail
+    )
+    assert "uninformative" not in checks["guard:holdout"].detail  # 3/30 = 10% > the 5% tolerance: it can fire
+
+
 def test_champion_errors_make_the_comparison_untrusted():
     cand, champ = world(paired("indomain", wins=8, both=10, neither=42))
     broken = SplitScores(
@@ -212,3 +232,67 @@ def test_stratified_draw_takes_projects_in_turn_and_is_seeded():
     assert chosen == stratified(list(reversed(records)), 9, seed=0, split="indomain")  # order does not matter
     assert chosen != stratified(records, 9, seed=1, split="indomain")
     assert len(stratified(records, 100, seed=0, split="indomain")) == 16
+
+
+@pytest.mark.parametrize("wins,losses,ties", [(8, 3, 45), (0, 0, 10), (5, 0, 55), (3, 9, 20), (12, 2, 0)])
+@pytest.mark.parametrize("sided", ["one", "two"])
+def test_the_sign_flip_test_on_one_attempt_each_is_the_exact_mcnemar_test(wins, losses, ties, sided):
+    diffs = [1] * wins + [-1] * losses + [0] * ties
+    assert sign_flip_exact(diffs, sided=sided) == pytest.approx(mcnemar_exact(wins, losses, sided=sided), abs=1e-12)
+
+
+def test_the_sign_flip_test_counts_every_sign_pattern():
+    import itertools
+
+    diffs = [3, -1, 2, 0, 4, -2, 1]
+    nonzero = [d for d in diffs if d]
+    sums = [sum(s * abs(d) for s, d in zip(signs, nonzero)) for signs in itertools.product((1, -1), repeat=6)]
+    observed = sum(diffs)
+    assert sign_flip_exact(diffs) == pytest.approx(sum(s >= observed for s in sums) / 64, abs=1e-12)
+    lower = sum(s <= observed for s in sums) / 64
+    assert sign_flip_exact(diffs, sided="two") == pytest.approx(
+        min(1, 2 * min(lower, sum(s >= observed for s in sums) / 64))
+    )
+    assert sign_flip_exact([]) == 1.0 and sign_flip_exact([0, 0]) == 1.0
+    with pytest.raises(ValueError, match="sided"):
+        sign_flip_exact([1], sided="both")
+
+
+@pytest.mark.parametrize("k,p_win,p_loss", [(4, 0.22, 0.04), (4, 0.25, 0.05), (8, 0.20, 0.05), (2, 0.28, 0.05)])
+def test_the_power_figure_matches_a_simulation_of_the_exact_test_at_that_churn(k, p_win, p_loss):
+    """The gate prints the gain `paired_power` reaches 80% at; around there the exact sign-flip test, run on simulated
+    instances with the same gain and churn, rejects about as often (at low power the normal approximation runs up to
+    0.08 high: few instances differ, and the exact test is discrete)."""
+    simulated, gain, spread = simulated_power(56, k, p_win, p_loss, runs=800, seed=1)
+    assert 0.65 < simulated < 0.95
+    assert paired_power(56, gain, spread) == pytest.approx(simulated, abs=0.05)
+
+
+def test_the_detectable_gain_is_where_the_power_reaches_80_percent():
+    diffs = [4] * 3 + [2] * 5 + [-2] * 4 + [-1] * 3 + [0] * 41  # K = 4: a measured churn
+    gain = detectable_gain(diffs, k=4)
+    assert gain is not None and paired_power(56, gain, churn_spread(diffs, 4)) == pytest.approx(0.8, abs=1e-9)
+    # less churn, a smaller detectable gain; one attempt each with the same outcomes spreads more
+    assert detectable_gain([4] * 3 + [0] * 53, k=4) < gain
+    assert detectable_gain([0] * 10, k=4) is None and detectable_gain([], k=4) is None
+
+
+def test_the_gate_states_what_it_can_detect_at_the_churn_it_measured():
+    """`cycle --json`, the tags and the review page carry the gain the test detects with 80% power at the measured
+    churn (the candidate's losses); that figure is the exact McNemar power, which a simulation of the test matches."""
+    import random
+
+    cand, champ = world(paired("indomain", wins=8, losses=3, both=6, neither=39), **FLAT_GUARDS)
+    decision = decide(cand, champ, POLICY, split="indomain")
+    assert decision.detectable == detectable_effect(56, loss_rate=3 / 56)
+    assert decision.to_dict()["detectable"] == decision.detectable
+    assert float(decision.as_tags()["promotion.detectable"]) == pytest.approx(decision.detectable)
+    gain, loss_rate = decision.detectable, 3 / 56
+    rng, runs, hits = random.Random(0), 3000, 0
+    for _ in range(runs):  # the paired test on simulated instances at that gain and churn
+        draws = [rng.random() for _ in range(56)]
+        wins = sum(u < gain + loss_rate for u in draws)
+        losses = sum(gain + loss_rate <= u < gain + 2 * loss_rate for u in draws)
+        hits += mcnemar_exact(wins, losses, sided="one") <= 0.05
+    assert power(56, gain, loss_rate=loss_rate) >= 0.8
+    assert hits / runs == pytest.approx(power(56, gain, loss_rate=loss_rate), abs=0.03)
