@@ -503,12 +503,13 @@ def get_trainer(name: str) -> TrainerSpec:
 
 
 def _harness_reward(cfg: Config, instance_ids: set[str]) -> RewardFn:
-    """The evaluation harness as the reward: 1.0 resolved, 0.0 not, None on an infrastructure error."""
+    """The evaluation harness as the reward: 1.0 resolved, 0.0 not, None on an infrastructure error; a patch that
+    breaks a PASS_TO_PASS test earns `train.breakage_penalty` less."""
     from evals.factory.instances import load_split
     from evals.harness import make_reward_fn
 
     instances = {i.instance_id: i for i in load_split(cfg, "train") if i.instance_id in instance_ids}
-    return make_reward_fn(instances, repos_dir=None, settings=cfg.eval)
+    return make_reward_fn(instances, repos_dir=None, settings=cfg.eval, breakage_penalty=cfg.train.breakage_penalty)
 
 
 REWARDS: dict[str, Callable[[Config, set[str]], RewardFn]] = {"harness": _harness_reward}

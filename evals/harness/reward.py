@@ -8,6 +8,10 @@ Each completion is turned into a patch with `evals.prompts.extract_patch` (the c
 does not exist), graded once per distinct (instance, patch) in the batch and across batches (the cache), in
 parallel. Returns 1.0 / 0.0 per completion (partial credit by settings), and None where the sample cannot be graded:
 an infrastructure error or an unknown instance id. TRL skips None.
+
+Breakage is in the objective: with `breakage_penalty` p > 0 (`train.breakage_penalty`), a patch that applies and
+breaks a PASS_TO_PASS test earns its grade minus p (-p for an unresolved one: a resolved patch breaks nothing by
+definition), so breaking working code is worse than changing nothing.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ def make_reward_fn(
     repos_dir: str | Path | None,
     settings: HarnessSettings,
     cache: GradeCache | None = None,
+    breakage_penalty: float = 0.0,
 ) -> RewardFn:
     cache = (
         cache if cache is not None else GradeCache(Path(settings.cache_dir) / "grades" if settings.cache_dir else None)
@@ -80,7 +85,16 @@ def make_reward_fn(
                     ),
                 )
             )
-        return [graded[(i, p)].reward if (i, p) in graded else None for i, p in zip(ids, patches)]
+        return [_reward(graded[(i, p)], breakage_penalty) if (i, p) in graded else None for i, p in zip(ids, patches)]
 
     swe_reward.__name__ = "swe_reward"
     return swe_reward
+
+
+def _reward(result: Any, breakage_penalty: float) -> float | None:
+    """The grade's reward, less `breakage_penalty` when the applied patch broke a PASS_TO_PASS test."""
+    if result.reward is None or not breakage_penalty:
+        return result.reward
+    p2p = (result.tests_status or {}).get("PASS_TO_PASS", {})
+    broke = result.patch_applied and result.status != "error" and bool(p2p.get("failure"))
+    return result.reward - breakage_penalty if broke else result.reward

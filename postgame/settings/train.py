@@ -57,6 +57,12 @@ class TrainSettings(_Section):
         "harness grades each completion: 1.0 resolved, "
         "0.0 not, None on an infrastructure error.",
     )
+    breakage_penalty: float = Field(
+        0.5,
+        ge=0,
+        description="GRPO: a patch that breaks a PASS_TO_PASS test earns its grade minus this (-0.5 for an "
+        "unresolved one), so breaking working code is worse than changing nothing; 0 = the grade alone.",
+    )
     max_steps: int = Field(32, gt=0, description="Optimizer steps per run (32 SFT steps of 4 on the base: ~45 CPU s).")
     learning_rate: float = Field(5e-4, gt=0, description="Optimizer learning rate (TRL's, every method).")
     batch_size: int = Field(

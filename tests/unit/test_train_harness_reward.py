@@ -32,6 +32,17 @@ def test_grpo_step_graded_by_the_harness(base_policy, tmp_path):
     gold = answer_for_patch(instance.patch, files)
     assert reward(completions=[gold, "I am not sure."], instance_id=[INSTANCE_ID] * 2) == [1.0, 0.0]
     assert reward(completions=["x"], instance_id=["no-such-instance"]) == [None]  # ungradable: TRL skips it
+    # breakage is in the objective: an edit that breaks the passing tests earns less than one that changes nothing
+    breaks = answer_for_patch(instance.patch.replace(".strip(sep)", ".upper()"), files)
+    penalised = make_reward_fn(
+        {instance.instance_id: instance},
+        repos_dir=repos,
+        settings=quick_settings(),
+        cache=GradeCache(),
+        breakage_penalty=0.5,
+    )
+    assert penalised(completions=[gold, breaks, "I am not sure."], instance_id=[INSTANCE_ID] * 3) == [1.0, -0.5, 0.0]
+    assert reward(completions=[breaks], instance_id=[INSTANCE_ID]) == [0.0]  # no penalty: the grade alone
 
     steps: list[dict] = []
     row = {
