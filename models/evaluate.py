@@ -23,6 +23,7 @@ import json
 import logging
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from models.scores import Evaluation, InstanceOutcome, SplitScores
@@ -110,6 +111,8 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
     }
     if cfg.agent.enabled:  # episodes: the tools, the limits and the observation format change what is graded
         payload["agent"] = cfg.agent.model_dump(mode="json")
+    if cfg.promote.samples > 1:  # K sampled answers per instance instead of the one deterministic answer
+        payload["samples"] = {"k": cfg.promote.samples, "seed": cfg.promote.seed}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -189,23 +192,56 @@ def score_policy(
         outcomes = _episode_outcomes(cfg, policy, instances, records, out_dir, mapper)
         return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
     prompts = [prompt_for(cfg, inst) for inst in instances]
-    generations = submit(policy, prompts, cfg.scaffold, greedy=True, instances=instances, harness=cfg.eval)
-    predictions = [
-        Prediction(
-            instance_id=inst.instance_id,
-            model_name_or_path=f"{policy.name}@{policy.version}",
-            model_patch=extract_patch(gen.text),
-        )
-        for inst, gen in zip(instances, generations)
-    ]
-    report = grade_predictions(cfg.eval, instances, predictions, out_dir, mapper=mapper)
     projects = {r["instance_id"]: r["repo"] for r in records}
-    outcomes = tuple(
-        outcome_of(report.results[i.instance_id], projects[i.instance_id])
-        for i in instances
-        if i.instance_id in report.results
-    )
+    k = cfg.promote.samples
+    rounds: list[dict[str, InstanceOutcome]] = []
+    for n in range(k):  # one deterministic answer, or k sampled ones with the seeds both models get
+        sampling = {"greedy": True} if k == 1 else {"seed": cfg.promote.seed * 1000 + n + 1}
+        generations = submit(policy, prompts, cfg.scaffold, instances=instances, harness=cfg.eval, **sampling)
+        predictions = [
+            Prediction(
+                instance_id=inst.instance_id,
+                model_name_or_path=f"{policy.name}@{policy.version}",
+                model_patch=extract_patch(gen.text),
+            )
+            for inst, gen in zip(instances, generations)
+        ]
+        report = grade_predictions(
+            cfg.eval, instances, predictions, out_dir if k == 1 else out_dir / f"sample-{n + 1}", mapper=mapper
+        )
+        rounds.append(
+            {
+                i.instance_id: outcome_of(report.results[i.instance_id], projects[i.instance_id])
+                for i in instances
+                if i.instance_id in report.results
+            }
+        )
+    outcomes = tuple(rounds[0].values()) if k == 1 else attempts_of(rounds)
     return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
+
+
+def attempts_of(rounds: list[dict[str, InstanceOutcome]]) -> tuple[InstanceOutcome, ...]:
+    """One outcome per instance from K rounds of answers: how many resolved and how many broke a PASS_TO_PASS test
+    (`resolved` when at least half did); an infrastructure error in any round makes the instance an error (it is
+    left out of the paired test, never counted as a failure)."""
+    out = []
+    for iid, first in rounds[0].items():
+        mine = [r[iid] for r in rounds if iid in r]
+        error = len(mine) < len(rounds) or any(o.error for o in mine)
+        solved = sum(o.resolved for o in mine)
+        out.append(
+            replace(
+                first,
+                resolved=2 * solved >= len(rounds) and not error,
+                error=error,
+                p2p_broken=any(o.p2p_broken for o in mine),
+                reward=sum(o.reward or 0.0 for o in mine) / len(rounds),
+                attempts=len(rounds),
+                solved=solved,
+                broke=sum(o.p2p_broken for o in mine),
+            )
+        )
+    return tuple(out)
 
 
 def agent_episodes(cfg: Config, path, name: str, instances: list, out_dir: Path, mapper: Mapper | None = None):

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from models.scores import Evaluation, SplitScores
-from models.stats import detectable_effect, mcnemar_exact
+from models.stats import detectable_effect, detectable_gain, mcnemar_exact, sign_flip_exact
 from postgame.config import Config
 from postgame.errors import StaleChampion
 from postgame.settings.promote import PromoteSettings
@@ -162,7 +162,7 @@ def decide(
         )
     else:
         same = all(
-            set(s.by_id()) == set((champion or {})[name].by_id())
+            set(s.by_id()) == set((champion or {})[name].by_id()) and s.attempts == (champion or {})[name].attempts
             for name, s in candidate.items()
             if name in (champion or {})
         )
@@ -172,7 +172,7 @@ def decide(
                 same,
                 "both models graded on the same instances"
                 if same
-                else "candidate and champion were graded on different instances: not comparable",
+                else "candidate and champion were graded on different instances (or attempts): not comparable",
             )
         )
         cand_by, champ_by = mine.by_id(), theirs.by_id()
@@ -181,9 +181,11 @@ def decide(
             for i in sorted(cand_by)
             if i in champ_by and not cand_by[i].error and not champ_by[i].error
         ]
-        wins = sum(a.resolved and not b.resolved for a, b in pairs)
-        losses = sum(b.resolved and not a.resolved for a, b in pairs)
-        delta = (wins - losses) / len(pairs) if pairs else 0.0
+        k = mine.attempts
+        diffs = [a.resolved_attempts - b.resolved_attempts for a, b in pairs]
+        wins = sum(d > 0 for d in diffs)  # instances the candidate resolves more often than the champion
+        losses = sum(d < 0 for d in diffs)
+        delta = sum(diffs) / (k * len(pairs)) if pairs else 0.0
         ok = delta > policy.min_improvement + EPS
         checks.append(
             Check(
@@ -197,19 +199,24 @@ def decide(
                 policy.min_improvement,
             )
         )
-        p_value = mcnemar_exact(wins, losses, sided=policy.sided)
-        detectable = (
-            detectable_effect(len(pairs), alpha=policy.alpha, sided=policy.sided, loss_rate=losses / len(pairs))
-            if pairs
-            else None
-        )
+        if k == 1:
+            p_value = mcnemar_exact(wins, losses, sided=policy.sided)
+            detectable = (
+                detectable_effect(len(pairs), alpha=policy.alpha, sided=policy.sided, loss_rate=losses / len(pairs))
+                if pairs
+                else None
+            )
+            test = f"exact McNemar ({policy.sided}-sided) on {len(pairs)} paired instances"
+        else:  # K attempts each: the exact sign-flip test on the per-instance differences (McNemar's at K = 1)
+            p_value = sign_flip_exact(diffs, sided=policy.sided)
+            detectable = detectable_gain(diffs, k=k, alpha=policy.alpha, sided=policy.sided)
+            test = f"exact sign-flip test ({policy.sided}-sided) on {len(pairs)} paired instances x {k} attempts"
         ok = p_value <= policy.alpha
         checks.append(
             Check(
                 "significance",
                 ok,
-                f"exact McNemar ({policy.sided}-sided) on {len(pairs)} paired "
-                f"instances: {_n(wins, 'win')}, {_n(losses, 'loss')}, p = {p_value:.4f} "
+                f"{test}: {_n(wins, 'win')}, {_n(losses, 'loss')}, p = {p_value:.4f} "
                 + ("<= " if ok else "> ")
                 + f"promote.alpha {policy.alpha}",
                 p_value,
@@ -300,7 +307,7 @@ def _n(count: int, word: str) -> str:
 
 def _pooled_p2p(scores: Mapping[str, SplitScores]) -> float:
     graded = sum(s.n - s.errors for s in scores.values())
-    return sum(s.p2p_broken for s in scores.values()) / graded if graded else 0.0
+    return sum(s.p2p_share for s in scores.values()) / graded if graded else 0.0
 
 
 # --- applying a decision to the registry ---------------------------------------------------------------------------

@@ -105,6 +105,10 @@ def review_tags(cfg: Config, evaluation: Evaluation) -> dict[str, str]:
 def _rate(s: SplitScores | None) -> str:
     if s is None:
         return "—"
+    if s.attempts > 1:  # K answers per instance: the interval of the instance-level rate (attempts are not independent)
+        low, high = wilson(round(s.rate * s.n), s.n)
+        solved = sum(o.resolved_attempts for o in s.outcomes)
+        return f"**{s.rate:.1%}** ({solved}/{s.n * s.attempts} answers) <br>[{low:.1%}, {high:.1%}]"
     low, high = wilson(s.resolved, s.n)
     return f"**{s.rate:.1%}** ({s.resolved}/{s.n}) <br>[{low:.1%}, {high:.1%}]"
 
@@ -160,9 +164,15 @@ def review_markdown(cfg: Config, version: str, decision, evaluation: Evaluation,
             )
         elif power:
             power += "; at the churn measured here no gain is detectable."
-        lines += [
-            f"**Paired test** on {decision.split}: exact McNemar ({p.sided}-sided, α = {p.alpha}): "
+        test = (
+            f"exact sign-flip test on {p.samples} answers per instance ({p.sided}-sided, α = {p.alpha}): "
+            f"{decision.wins} instances the candidate resolves more often, {decision.losses} the champion; "
+            if p.samples > 1
+            else f"exact McNemar ({p.sided}-sided, α = {p.alpha}): "
             f"{decision.wins} instances only the candidate resolves, {decision.losses} only the champion; "
+        )
+        lines += [
+            f"**Paired test** on {decision.split}: {test}"
             f"Δ = {decision.delta * 100:+.1f} points, **p = {decision.p_value:.4f}**.{power}",
             "",
         ]

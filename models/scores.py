@@ -21,6 +21,22 @@ class InstanceOutcome:
     reward: float | None = None
     outcome: str = ""  # an agent episode's ending (submitted, budget_exhausted, ...); "" for a single answer
     turns: int = 0  # the policy's turns in that episode
+    attempts: int = 1  # answers graded on this instance (`promote.samples`); `resolved`: at least half resolved
+    solved: int | None = None  # how many of them resolved (None: one answer, `resolved`)
+    broke: int | None = None  # how many broke a PASS_TO_PASS test (None: one answer, `p2p_broken`)
+
+    @property
+    def resolved_attempts(self) -> int:
+        return int(self.resolved) if self.solved is None else self.solved
+
+    @property
+    def broken_attempts(self) -> int:
+        return int(self.p2p_broken) if self.broke is None else self.broke
+
+    @property
+    def score(self) -> float:
+        """The share of its attempts that resolved (0 or 1 for one answer)."""
+        return self.resolved_attempts / self.attempts
 
 
 @dataclass(frozen=True)
@@ -42,7 +58,14 @@ class SplitScores:
 
     @property
     def rate(self) -> float:
-        return self.resolved / self.n if self.n else 0.0
+        """The resolve rate: the mean over instances of the share of attempts that resolved (with one answer per
+        instance, resolved instances / instances)."""
+        return sum(o.score for o in self.outcomes) / self.n if self.n else 0.0
+
+    @property
+    def attempts(self) -> int:
+        """Answers graded per instance (1, or `promote.samples`)."""
+        return max((o.attempts for o in self.outcomes), default=1)
 
     @property
     def errors(self) -> int:
@@ -57,9 +80,14 @@ class SplitScores:
         return sum(o.p2p_broken for o in self.outcomes)
 
     @property
+    def p2p_share(self) -> float:
+        """Instances whose patch broke a PASS_TO_PASS test, each counted by the share of its attempts that did."""
+        return sum(o.broken_attempts / o.attempts for o in self.outcomes if not o.error)
+
+    @property
     def p2p_rate(self) -> float:
         graded = self.n - self.errors
-        return self.p2p_broken / graded if graded else 0.0
+        return self.p2p_share / graded if graded else 0.0
 
     @property
     def mean_reward(self) -> float:

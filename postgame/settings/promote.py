@@ -44,6 +44,15 @@ class PromoteSettings(BaseModel):
         "points below the champion); {} = no split guard.",
     )
     guard_instances: int = Field(30, gt=0, description="Instances of each guard split graded per policy (stratified).")
+    samples: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="Answers graded per instance and model: 1 = the one deterministic answer (beams), decided by "
+        "exact McNemar; K > 1 = K sampled answers (the same seeds for both models), decided by the exact sign-flip "
+        "test on the per-instance counts: more power per instance, K times the answering and grading (cheap on a "
+        "GPU with vLLM, slow on a CPU).",
+    )
     seed: int = Field(0, description="Seed of the stratified draw of every graded set.")
     min_improvement: float = Field(
         0.0,
