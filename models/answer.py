@@ -22,6 +22,7 @@ caught.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +33,8 @@ from evals.harness.searchreplace import SearchReplaceError, parse_edits
 from models.policy import Generation, Policy
 from postgame.settings.harness import HarnessSettings
 from postgame.settings.scaffold import ScaffoldSettings
+
+log = logging.getLogger("postgame.answer")
 
 ABSTAIN = "No change: every edit I found breaks a visible test."
 
@@ -66,6 +69,7 @@ def pick_verified(
     """The first well-formed candidate that breaks no visible test of `instance`, else `ABSTAIN` (no change; the
     first candidate when none is well-formed); a candidate whose patch an earlier one had is not run again."""
     from evals.agent.verify import VisibleTests
+    from evals.agent.workspace import WorkspaceError
     from evals.prompts import extract_patch
 
     start = time.perf_counter()
@@ -73,15 +77,19 @@ def pick_verified(
     order = [c for c in candidates if checked_edit(c.text, prompt)]
     chosen = None
     if order:
-        with VisibleTests(instance, harness, repos_dir=repos_dir) as tests:
-            for c in order:
-                patch = extract_patch(c.text)
-                if patch in tried:
-                    continue
-                tried.add(patch)
-                if tests.check(patch).passed:
-                    chosen = c
-                    break
+        try:
+            with VisibleTests(instance, harness, repos_dir=repos_dir) as tests:
+                for c in order:
+                    patch = extract_patch(c.text)
+                    if patch in tried:
+                        continue
+                    tried.add(patch)
+                    if tests.check(patch).passed:
+                        chosen = c
+                        break
+        except WorkspaceError as exc:  # the check could not run (the infrastructure's fault): answer unchecked
+            log.warning("visible tests of %s could not run (%s): the answer is not checked", instance.instance_id, exc)
+            return pick(candidates, prompt)
     if chosen is None:
         chosen = replace(candidates[0], text=ABSTAIN) if order else candidates[0]
     return _spent(chosen, candidates, (time.perf_counter() - start) * 1000)

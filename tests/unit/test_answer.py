@@ -76,3 +76,5 @@ def test_the_scaffold_submits_the_likeliest_edit_that_keeps_the_visible_tests_pa
     assert extract_patch(ABSTAIN) == ""
     prose = Generation("no idea", 10, 2, 1.0)
     assert pick_verified([prose], prompt, task, harness, tmp_path / "repos").text == "no idea"
+    # the check cannot run (no repository): the infrastructure's fault, so the answer goes unchecked, not abstained
+    assert pick_verified([breaks, gold], prompt, task, harness, tmp_path / "nowhere").text == breaks.text
