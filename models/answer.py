@@ -7,7 +7,7 @@
 A small model's likeliest completion is often an edit that changes nothing, or whose SEARCH text is not in the code it
 was shown. An agent scaffold does not submit such an edit (SWE-agent's edit tool and Aider reject it and ask again):
 with `scaffold.check_edits`, `candidates` completions are made — the beams of a beam search for a greedy answer, so
-it stays deterministic; independent draws for a sampled one — and the likeliest that passes `checked_edit` is
+it stays deterministic; independent draws for a sampled one, one batched sampling call per prompt — and the likeliest that passes `checked_edit` is
 submitted, else the first.
 
 A coding agent also runs the tests it can see before it submits. With `scaffold.visible_tests` and the tasks given
@@ -129,8 +129,45 @@ def candidates(
     if greedy and policy.settings.engine == "transformers":
         return [_beams(policy, prompt, n) for prompt in prompts]
     seed = policy.settings.seed if seed is None else seed
+    if not greedy and policy.settings.engine == "transformers":  # one batched sampling call per prompt: ~2x faster
+        return [_draws(policy, prompt, n, seed + i) for i, prompt in enumerate(prompts)]
     draws = [policy.generate(prompts, seed=seed + 7919 * k, greedy=greedy and k == 0) for k in range(n)]
     return [[d[i] for d in draws] for i in range(len(prompts))]
+
+
+def _draws(policy: Policy, prompt: str, n: int, seed: int) -> list[Generation]:
+    """n independent samples of one prompt (temperature `policy.temperature`), drawn as one batch: seeded, so the
+    same seed gives the same draws."""
+    import torch
+
+    model, tok = policy._load()
+    ids = tok(prompt, return_tensors="pt", truncation=True, max_length=policy.settings.max_prompt_tokens)
+    torch.manual_seed(seed)
+    start = time.perf_counter()
+    with torch.no_grad():
+        out = model.generate(
+            **ids,
+            max_new_tokens=policy.settings.max_new_tokens,
+            do_sample=True,
+            temperature=policy.settings.temperature,
+            num_return_sequences=n,
+            pad_token_id=tok.pad_token_id,
+        )
+    return _rows(tok, out, ids["input_ids"].shape[1], (time.perf_counter() - start) * 1000 / n)
+
+
+def _rows(tok, out, width: int, latency_ms: float) -> list[Generation]:
+    """The completions of a generate() output (prompt and padding cut), each with its share of the time."""
+    result = []
+    for row in out:
+        completion = row[width:]
+        completion = completion[completion != tok.pad_token_id]
+        result.append(
+            Generation(
+                tok.decode(completion, skip_special_tokens=True), int(width), int(completion.shape[0]), latency_ms
+            )
+        )
+    return result
 
 
 def _beams(policy: Policy, prompt: str, n: int) -> list[Generation]:
@@ -151,12 +188,4 @@ def _beams(policy: Policy, prompt: str, n: int) -> list[Generation]:
             pad_token_id=tok.pad_token_id,
         )
     latency = (time.perf_counter() - start) * 1000 / n  # one search made them all: its time shared
-    width = ids["input_ids"].shape[1]
-    result = []
-    for row in out:
-        completion = row[width:]
-        completion = completion[completion != tok.pad_token_id]
-        result.append(
-            Generation(tok.decode(completion, skip_special_tokens=True), int(width), int(completion.shape[0]), latency)
-        )
-    return result
+    return _rows(tok, out, ids["input_ids"].shape[1], latency)

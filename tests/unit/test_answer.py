@@ -78,3 +78,18 @@ def test_the_scaffold_submits_the_likeliest_edit_that_keeps_the_visible_tests_pa
     assert pick_verified([prose], prompt, task, harness, tmp_path / "repos").text == "no idea"
     # the check cannot run (no repository): the infrastructure's fault, so the answer goes unchecked, not abstained
     assert pick_verified([breaks, gold], prompt, task, harness, tmp_path / "nowhere").text == breaks.text
+
+
+def test_sampled_answers_are_drawn_in_one_batch_per_prompt_and_follow_their_seed():
+    from models.answer import candidates
+
+    policy = Policy(SHIPPED_BASE, name="base", version="base", settings=PolicySettings(max_new_tokens=16))
+    prompts = [PROMPT + "Answer with one block.\n", "def add(a, b):\n    return a - b\n"]
+    first = candidates(policy, prompts, 4, seed=3)
+    assert [len(pool) for pool in first] == [4, 4]
+    assert [[g.text for g in pool] for pool in first] == [
+        [g.text for g in pool] for pool in candidates(policy, prompts, 4, seed=3)
+    ]
+    other = candidates(policy, prompts, 4, seed=4)
+    assert [[g.text for g in pool] for pool in other] != [[g.text for g in pool] for pool in first]
+    assert len({g.text for g in first[0]}) > 1  # independent draws, not one answer four times
