@@ -4,6 +4,9 @@
     postgame factory ls [--split NAME] [--json]              # instances: id, split, project, operator, F2P/P2P
     postgame factory show INSTANCE_ID [--prompt] [--json]    # one instance (statement, gold patch, tests)
     postgame factory export --split NAME --out DIR           # DIR/instances.jsonl + DIR/repos/<owner>__<name>
+    postgame factory add URL_OR_PATH [--ref REF] [--name NAME] [--test-cmd CMD] [--json]   # register a repository
+    postgame factory projects [--json]                       # the registered repositories
+    postgame factory remove NAME                             # take one out
 
 An exported split is evaluated with `postgame eval run --instances DIR/instances.jsonl --repos DIR/repos ...`.
 """
@@ -128,6 +131,88 @@ def export_cmd(
         )
         return
     typer.echo(f"{result.instances} {split} instances -> {result.instances_path}\nrepositories -> {result.repos_dir}")
+
+
+@factory_app.command("add")
+def add_cmd(
+    source: str = typer.Argument(..., help="A git URL or a local git repository."),
+    ref: str | None = typer.Option(None, "--ref", help="Commit, tag or branch to pin (default: its HEAD)."),
+    name: str | None = typer.Option(None, "--name", help="Project name (default: the repository's name)."),
+    test_cmd: str | None = typer.Option(None, "--test-cmd", help="The pytest command (default: detected)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object: the project record."),
+) -> None:
+    """Register a repository as a project of the task world: its environment built, its suite run at base."""
+    from dataclasses import asdict
+
+    from evals.factory.projects import add_project
+    from evals.factory.repometa import RepoUnsupported
+    from postgame import runtime
+    from postgame.errors import PostgameError
+
+    cfg = runtime.current_config()
+    progress = None if as_json else (lambda msg: typer.echo(f"  {msg}", err=True))
+    try:
+        project = add_project(
+            source,
+            cfg.factory,
+            cfg.eval,
+            runtime.store(cfg),
+            cache_dir=cfg.home / "cache" / "factory",
+            ref=ref,
+            name=name,
+            test_cmd=test_cmd,
+            progress=progress,
+        )
+    except RepoUnsupported as exc:
+        raise PostgameError(f"cannot add {source}: {exc}; nothing was registered") from None
+    if as_json:
+        echo_json(asdict(project))
+        return
+    typer.echo(project.summary())
+    if project.failing_at_base or project.flaky_at_base:
+        typer.echo(
+            f"  excluded from every FAIL_TO_PASS / PASS_TO_PASS: {len(project.failing_at_base)} failing at base, "
+            f"{len(project.flaky_at_base)} flaky (see `postgame factory projects --json`)"
+        )
+    typer.echo("  next: `postgame factory build` adds its synthetic bugs; `postgame factory mine " + project.name + "`")
+
+
+@factory_app.command("projects")
+def projects_cmd(as_json: bool = typer.Option(False, "--json", help="One JSON list of project records.")) -> None:
+    """The registered repositories: source, commit, environment, counts."""
+    from dataclasses import asdict
+
+    from evals.factory.projects import list_projects
+    from postgame import runtime
+
+    cfg = runtime.current_config()
+    projects = list_projects(cfg.factory, runtime.store(cfg))
+    if as_json:
+        echo_json([asdict(p) for p in projects])
+        return
+    for p in projects:
+        env = f"{len(p.pinned)} packages" if p.env_spec else "no dependencies"
+        typer.echo(
+            f"{p.name:16s} {p.source}  @ {p.commit[:12]}  {p.layout:4s}  {env}; {p.passing} tests pass, "
+            f"{len(p.failing_at_base) + len(p.flaky_at_base)} excluded"
+        )
+    typer.echo(f"{len(projects)} projects")
+
+
+@factory_app.command("remove")
+def remove_cmd(name: str = typer.Argument(..., help="A project name, as `factory projects` lists it.")) -> None:
+    """Take a registered repository out of the task world (the next `factory build` leaves it out)."""
+    from evals.factory.projects import remove_project
+    from evals.factory.repometa import RepoUnsupported
+    from postgame import runtime
+    from postgame.errors import PostgameError
+
+    cfg = runtime.current_config()
+    try:
+        removed = remove_project(cfg.factory, runtime.store(cfg), name)
+    except RepoUnsupported as exc:
+        raise PostgameError(str(exc)) from None
+    typer.echo(f"removed project {name} ({removed} objects)")
 
 
 def register(app: typer.Typer) -> None:
