@@ -116,6 +116,15 @@ def _repo_name(source: str) -> str:
     return "/".join(parts) if len(parts) == 2 else f"local/{parts[-1]}"
 
 
+def _origin(path: Path) -> str:
+    """A local clone's `origin` URL when it has one (its owner/name names the instances), else the path."""
+    try:
+        url = _git("-C", str(path), "config", "--get", "remote.origin.url").strip()
+    except RepoUnsupported:
+        return str(path)
+    return url if "://" in url or url.startswith("git@") else str(path)
+
+
 def _prefix(settings: FactorySettings, name: str = "") -> str:
     return f"{settings.store_prefix}/projects" + (f"/{name}" if name else "")
 
@@ -215,7 +224,7 @@ def add_project(
     seconds: dict[str, float] = {}
     local = Path(source).expanduser()
     src = str(local.resolve()) if local.exists() else source
-    name = name or _repo_name(src).split("/")[-1].lower()
+    name = name or _repo_name(_origin(local) if local.exists() else src).split("/")[-1].lower()
     if not NAME.match(name):
         raise RepoUnsupported(f"project name {name!r}: use lower-case letters, digits, '.', '_', '-' (--name)")
     if store.exists(f"{_prefix(settings, name)}/project.json"):
@@ -231,6 +240,7 @@ def add_project(
         _git("clone", "--quiet", src, str(repo))
         _git("checkout", "--quiet", "--detach", ref or "HEAD", cwd=repo)
         commit = _git("rev-parse", "HEAD", cwd=repo).strip()
+        origin = _origin(Path(src)) if local.exists() else src
         seconds["clone"] = time.monotonic() - start
         meta = read_repo(repo)
         say(
@@ -261,7 +271,7 @@ def add_project(
             env_spec = {"pip_packages": [f"--find-links={wheelhouse}", *pins]}
             say(f"{len(pins)} wheels ({wheel_sha[:12]}): {', '.join(pins)}")
         cmd = test_cmd or test_command(meta.pythonpath, pytest_plugins(wheels), meta.tests)
-        repo_name = _repo_name(src)
+        repo_name = _repo_name(origin)
         seed = SeedProject(
             name,
             repo_name,
@@ -274,7 +284,7 @@ def add_project(
             exclude=tuple(generated),
             test_cmd=cmd,
             env_spec=env_spec,
-            role=settings.own.split,
+            role="own",  # its split comes from factory.own.split / split_projects at build time
         )
         seed_dir = scratch / "seed" / name
         write_seed(seed, seed_dir)
