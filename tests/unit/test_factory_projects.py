@@ -5,6 +5,7 @@ store."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from evals.factory.projects import add_project, list_projects, registered_seeds,
 from evals.factory.repometa import RepoUnsupported
 from postgame.settings.factory import FactorySettings
 from postgame.store import LocalStore
-from tests.harness_fixtures import init_repo, quick_settings
+from tests.harness_fixtures import commit, init_repo, quick_settings
 from tests.unit.test_harness_repoenv import DEP, make_wheel
 
 CORE = f"from {DEP} import clamp\n\n\ndef clamp_all(xs, lo, hi):\n    return [clamp(x, lo, hi) for x in xs]\n"
@@ -23,6 +24,7 @@ SUITE = (
     "def test_clamps():\n    assert clamp_all([9, -3], 0, 5) == [5, 0]\n\n\n"
     "def test_broken_at_base():\n    assert clamp_all([], 0, 5) == [None]\n"
 )
+ONE_PLUS_ONE = "\n\ndef test_one_plus_one():\n    assert add(1, 1) == 2\n"
 
 
 def pyproject(*test_deps: str) -> str:
@@ -121,3 +123,36 @@ def test_flat_layout_tests_inside_the_package_no_dependencies(tmp_path, world):
     assert project.env_spec is None and project.passing == 1  # nothing to install: the harness's interpreter
     (seed,) = registered_seeds(settings, store, tmp_path / "cache")
     assert seed.modules() == ["calc/__init__.py", "calc/ops.py"]  # never the tests inside it
+
+
+def test_the_commands_as_a_person_uses_them(monkeypatch, capsys, cli_home, tmp_path):
+    from tests.support import postgame_inprocess
+
+    files = {
+        "calc/__init__.py": "",
+        "calc/ops.py": "def add(a, b):\n    return a - b\n",
+        "tests/test_ops.py": "from calc.ops import add\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+    }
+    repo = tmp_path / "calc"
+    init_repo(repo, files)
+    fixed = {"calc/ops.py": files["calc/ops.py"].replace("a - b", "a + b")}
+    commit(repo, {**fixed, "tests/test_ops.py": files["tests/test_ops.py"] + ONE_PLUS_ONE}, "fix add")
+    code, out, err = postgame_inprocess(monkeypatch, capsys, "factory", "add", str(repo), "--json")
+    assert code == 0, err
+    assert json.loads(out)["name"] == "calc" and json.loads(out)["passing"] == 2
+
+    code, out, err = postgame_inprocess(monkeypatch, capsys, "factory", "mine", "calc", "--json")
+    assert code == 0, err
+    mined = json.loads(out)
+    assert {"project", "commits_examined", "kept", "instance_ids", "dropped"} <= set(mined)
+    assert (mined["commits_examined"], mined["kept"]) == (2, 1), mined
+
+    init_repo(tmp_path / "bare", {"calc/__init__.py": ""})
+    code, _, err = postgame_inprocess(monkeypatch, capsys, "factory", "add", str(tmp_path / "bare"))
+    assert code != 0 and "no tests found" in err and "nothing was registered" in err
+    code, out, _ = postgame_inprocess(monkeypatch, capsys, "factory", "projects", "--json")
+    assert [p["name"] for p in json.loads(out)] == ["calc"]
+    code, out, _ = postgame_inprocess(monkeypatch, capsys, "factory", "remove", "calc")
+    assert code == 0 and "removed project calc" in out
+    code, _, err = postgame_inprocess(monkeypatch, capsys, "factory", "remove", "calc")
+    assert code != 0 and "no project 'calc' registered" in err
