@@ -86,9 +86,29 @@ def _tree(repo: Path, commit: str) -> dict[str, bytes]:
 
 
 def _diff(repo: Path, base: str, commit: str, paths: list[str]) -> str:
+    """The diff as git wrote it: read as bytes, since text mode would turn a CRLF file's lines into LF ones and the
+    patch would no longer apply to it (raises UnicodeDecodeError for a diff that is not UTF-8)."""
     if not paths:
         return ""
-    return _git("diff", "--no-color", "--no-renames", "--full-index", base, commit, "--", *paths, cwd=repo)
+    proc = subprocess.run(
+        [
+            "git",
+            "-c",
+            "safe.directory=*",
+            "diff",
+            "--no-color",
+            "--no-renames",
+            "--full-index",
+            base,
+            commit,
+            "--",
+            *paths,
+        ],
+        cwd=repo,
+        capture_output=True,
+        check=True,
+    )
+    return proc.stdout.decode("utf-8")
 
 
 def _test_cmd(project: Project, files: list[str]) -> str:
