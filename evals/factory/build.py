@@ -38,7 +38,7 @@ from pathlib import Path
 from evals.factory.files import build_git_repo, diff_file
 from evals.factory.mutate import Mutation, find_mutations
 from evals.factory.seeds import SeedProject, default_seeds_dir, load_seeds, write_seed
-from evals.factory.splits import assign_indomain, assign_splits
+from evals.factory.splits import assign_indomain, project_splits
 from evals.factory.statements import statement_for
 from evals.factory.verify import KEPT, Baseline, Job, Verdict, baseline, harness_digest, validate_candidate
 from postgame.config import Config
@@ -109,15 +109,23 @@ def factory_digest() -> str:
     return h.hexdigest()
 
 
-def build_id_for(settings: FactorySettings, seeds: list[SeedProject], harness: HarnessSettings) -> str:
-    shaping = settings.model_dump(mode="json", exclude={"workers", "simulate", "seeds_dir"})
+def build_id_for(settings: FactorySettings, seeds: list[SeedProject], harness: HarnessSettings, mined: str = "") -> str:
+    shaping = settings.model_dump(mode="json", exclude={"workers", "simulate", "seeds_dir", "own"})
+    if any(s.role for s in seeds):  # registered projects: how they are validated shapes the build too
+        shaping["own"] = settings.own.model_dump(mode="json", exclude={"pip_download_args"})
     grading = harness.model_dump(
         mode="json", exclude={"workers", "cache_dir", "work_dir", "keep_workdir", "max_log_kb", "reruns", "timeout_s"}
     )
-    payload = json.dumps(
-        [shaping, grading, factory_digest(), harness_digest(), {s.name: s.digest for s in seeds}], sort_keys=True
-    )
+    parts = [shaping, grading, factory_digest(), harness_digest(), {s.name: s.digest for s in seeds}]
+    payload = json.dumps(parts + ([mined] if mined else []), sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def limits(seed: SeedProject, settings: FactorySettings) -> tuple[int, int]:
+    """(candidates tried at most, instances kept at most) for one project: a registered repository's own."""
+    if seed.role:
+        return settings.own.candidates_per_project, settings.own.instances_per_project
+    return settings.candidates_per_project, settings.instances_per_project
 
 
 def candidate_order(seed: SeedProject, covered: dict[str, list[int]], settings: FactorySettings) -> list[Mutation]:
@@ -138,7 +146,7 @@ def candidate_order(seed: SeedProject, covered: dict[str, list[int]], settings: 
         for op in ops:
             if by_op[op]:
                 order.append(by_op[op].pop())
-    return order[: settings.candidates_per_project]
+    return order[: limits(seed, settings)[0]]
 
 
 def _report(data: dict) -> ProjectReport:
@@ -165,7 +173,13 @@ def build(
     seeds = load_seeds(seeds_dir, settings.projects or None)
     if not seeds:
         raise ValueError(f"no seed projects found in {seeds_dir}")
-    build_id = build_id_for(settings, seeds, harness)
+    from evals.factory.mine import mined_records
+    from evals.factory.projects import registered_seeds
+
+    seeds += registered_seeds(settings, store, cache_dir)
+    mined = {s.name: mined_records(settings, store, s.name) for s in seeds if s.role}
+    mined_digest = hashlib.sha256(json.dumps(mined, sort_keys=True).encode()).hexdigest() if any(mined.values()) else ""
+    build_id = build_id_for(settings, seeds, harness, mined_digest)
     prefix = f"{settings.store_prefix}/builds/{build_id}"
     if not force and store.exists(f"{prefix}/manifest.json"):
         manifest = json.loads(store.get(f"{prefix}/manifest.json"))
@@ -183,7 +197,7 @@ def build(
             instances_sha256=manifest["instances_sha256"],
         )
 
-    splits = assign_splits([s.name for s in seeds], settings)
+    splits = project_splits(seeds, settings)
     reports = {s.name: ProjectReport(s.name, s.repo, splits[s.name]) for s in seeds}
     workers = settings.workers or os.cpu_count() or 1
     scratch = Path(tempfile.mkdtemp(prefix="postgame-factory-"))
@@ -198,10 +212,13 @@ def build(
         base_job = dict(
             harness=hs, runs=settings.validation_runs, scratch=str(scratch), cache_dir=str(cache_dir / "validations")
         )
+        own_hs = hs | {"timeout_s": settings.own.timeout_s}
+        own_job = base_job | dict(harness=own_hs, env_cache=str(cache_dir / "envs"))
+        job_kw = {s.name: own_job if s.role else base_job for s in seeds}
         with ProcessPoolExecutor(max_workers=workers) as pool:
             say(f"baseline of {len(seeds)} projects on {workers} workers")
             baselines: dict[str, Baseline] = {}
-            jobs = [Job(seed_dir=str(seeds_dir / s.name), project=s.name, **base_job) for s in seeds]
+            jobs = [Job(seed_dir=str(seeds_dir / s.name), project=s.name, **job_kw[s.name]) for s in seeds]
             for b in pool.map(baseline, jobs):
                 baselines[b.project] = b
                 reports[b.project].tests = len(b.passing)
@@ -214,18 +231,21 @@ def build(
             orders = {s.name: candidate_order(s, baselines[s.name].covered, settings) for s in live}
             for s in live:
                 reports[s.name].candidates = len(orders[s.name])
-            verdicts = _validate_in_waves(pool, live, orders, baselines, seeds_dir, base_job, settings, say)
+            verdicts = _validate_in_waves(pool, live, orders, baselines, seeds_dir, job_kw, settings, say)
 
         kept: dict[str, list[Verdict]] = {}
         for s in live:
             tried = verdicts[s.name]
             reports[s.name].tried = len(tried)
             reports[s.name].dropped = dict(Counter(v.status for v in tried if v.status != KEPT))
-            kept[s.name] = [v for v in tried if v.status == KEPT][: settings.instances_per_project]
+            kept[s.name] = [v for v in tried if v.status == KEPT][: limits(s, settings)[1]]
             reports[s.name].kept = len(kept[s.name])
 
         say("writing instances, snapshots and repositories")
         instances = _assemble(live, kept, splits, settings, build_id, store, scratch, reports)
+        for s in live:  # a project's real bugs from its history: its in-domain split (a guard project's own split)
+            split = INDOMAIN if splits[s.name] == "train" else splits[s.name]
+            instances += [{**r, "split": split, "build_id": build_id} for r in mined.get(s.name, [])]
         per_split = {split: sum(1 for i in instances if i["split"] == split) for split in INSTANCE_SPLITS}
         if not instances:
             raise RuntimeError(
@@ -274,17 +294,17 @@ def _validate_in_waves(
     orders: dict[str, list[Mutation]],
     baselines: dict[str, Baseline],
     seeds_dir: Path,
-    base_job: dict,
+    job_kw: dict[str, dict],
     settings: FactorySettings,
     say: Callable[[str], None],
 ) -> dict[str, list[Verdict]]:
     """Validate each project's candidates in order, a wave at a time, until it has enough kept or none left.
     Results are kept in candidate order, so the first N kept do not depend on how the waves were cut."""
     done: dict[str, list[Verdict]] = {s.name: [] for s in seeds}
-    target = settings.instances_per_project
     while True:
         wave: list[Job] = []
         for s in seeds:
+            target = limits(s, settings)[1]
             have = sum(v.status == KEPT for v in done[s.name])
             tried = len(done[s.name])
             if have >= target or tried >= len(orders[s.name]):
@@ -298,7 +318,7 @@ def _validate_in_waves(
                         project=s.name,
                         mutation=mut,
                         passing=tuple(baselines[s.name].passing),
-                        **base_job,
+                        **job_kw[s.name],
                     )
                 )
         if not wave:
@@ -369,6 +389,8 @@ def _assemble(
                     "mutation": mut.describe(),
                     "prompt_files": [mut.path],
                     "build_id": build_id,
+                    **({"test_cmd": seed.test_cmd} if seed.test_cmd else {}),
+                    **({"env_spec": seed.env_spec} if seed.env_spec else {}),
                 }
             )
         clean, shas = build_git_repo(

@@ -132,16 +132,26 @@ class ExportResult:
     repos_dir: Path
 
 
-def export_split(cfg: Config, split: str, out: Path, *, build_id: str | None = None) -> ExportResult:
+def export_split(
+    cfg: Config, split: str, out: Path, *, build_id: str | None = None, project: str | None = None
+) -> ExportResult:
     """Write `out/instances.jsonl` (SWE-bench format, gold patches included, no `environment`, so the harness reads
-    `out/repos/<owner>__<name>` at `base_commit`) and those repositories, cloned from the build's bundles."""
+    `out/repos/<owner>__<name>` at `base_commit`) and those repositories, cloned from the build's bundles. A mined
+    instance's base is a commit of the project's own history, not of the bundle: its snapshot is written to
+    `out/envs/<sha256>.tar.gz` and named by `environment` (relative, resolved against the file). Instances of an
+    added project keep their `env_spec` and `test_cmd`. `project` keeps only that project's instances."""
     store = open_store(cfg)
     build_id = build_id or current_build_id(cfg, store)
     records = load_records(cfg, split, build_id=build_id, store=store)
+    if project is not None:
+        known = {r["seed_project"] for r in load_records(cfg, build_id=build_id, store=store)}
+        if project not in known:
+            raise ValueError(f"project {project!r} is not in build {build_id} (projects: {', '.join(sorted(known))})")
+        records = [r for r in records if r["seed_project"] == project]
     out = Path(out)
     repos = out / "repos"
     repos.mkdir(parents=True, exist_ok=True)
-    for dirname in sorted({r["repo"].replace("/", "__") for r in records}):
+    for dirname in sorted({r["repo"].replace("/", "__") for r in records if not r.get("mined_from")}):
         dest = repos / dirname
         if dest.exists():
             shutil.rmtree(dest)
@@ -154,6 +164,11 @@ def export_split(cfg: Config, split: str, out: Path, *, build_id: str | None = N
     for rec in records:
         rec = {**rec, "environment_uri": rec["environment"]}
         rec.pop("environment")
+        if rec.get("mined_from"):
+            snapshot = environment_path(cfg, rec["environment_sha256"], store)
+            (out / "envs").mkdir(exist_ok=True)
+            shutil.copyfile(snapshot, out / "envs" / snapshot.name)
+            rec["environment"] = f"envs/{snapshot.name}"
         lines.append(json.dumps(rec, sort_keys=True))
     path = out / "instances.jsonl"
     path.write_text("".join(line + "\n" for line in lines))

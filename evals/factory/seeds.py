@@ -3,6 +3,11 @@
 
 A seed is split the SWE-bench way: `source` (the repository at base, without tests) and `tests` (added by every
 instance's `test_patch`).
+
+A project a team registers (`postgame factory add`, evals/factory/projects.py) is a seed too, with its own layout
+written in its seed.json: `packages` (the folders bugs go into: `src/pkg`, `pkg`), `tests` (path prefixes of the
+suite: `tests/`, `pkg/tests/`, `conftest.py`), `exclude` (modules never mutated, e.g. a generated `_version.py`),
+`test_cmd` and `env_spec` (the environment its tests run in, carried by every instance), and `role`.
 """
 
 from __future__ import annotations
@@ -32,10 +37,21 @@ class SeedProject:
     domain: str
     source: Files
     tests: Files
+    packages: tuple[str, ...] = ()  # folders holding the code bugs go into; () = (name,)
+    test_dirs: tuple[str, ...] = (TESTS_DIR,)  # path prefixes of the suite
+    exclude: tuple[str, ...] = ()  # modules never mutated
+    test_cmd: str | None = None
+    env_spec: dict | None = None
+    role: str = ""  # a registered project's split role ("" = a shipped seed, drawn by factory.split_fractions)
 
     @property
     def package(self) -> str:
-        return self.name
+        """The import name of the (first) package."""
+        return self.packages[0].rsplit("/", 1)[-1] if self.packages else self.name
+
+    @property
+    def package_dirs(self) -> tuple[str, ...]:
+        return self.packages or (self.name,)
 
     @property
     def repo_dirname(self) -> str:
@@ -51,7 +67,11 @@ class SeedProject:
 
     def modules(self) -> list[str]:
         """The package's modules: where bugs are injected."""
-        return sorted(p for p in self.source if p.startswith(f"{self.package}/") and p.endswith(".py"))
+        return sorted(
+            p
+            for p in self.source
+            if p.endswith(".py") and p not in self.exclude and any(p.startswith(f"{d}/") for d in self.package_dirs)
+        )
 
     @cached_property
     def digest(self) -> str:
@@ -59,24 +79,58 @@ class SeedProject:
         for path in sorted({**self.source, **self.tests}):
             data = self.source.get(path, self.tests.get(path))
             h.update(path.encode() + b"\0" + hashlib.sha256(data).digest())
+        if self.packages or self.test_cmd or self.env_spec:  # a shipped seed's digest stays what it was
+            layout = [self.packages, self.test_dirs, self.exclude, self.test_cmd, self.env_spec, self.role]
+            h.update(json.dumps(layout, sort_keys=True).encode())
         return h.hexdigest()
+
+
+def _text(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def load_seed(root: Path) -> SeedProject:
     meta = json.loads((root / METADATA).read_text())
     files = read_tree(root)
     files.pop(METADATA, None)
-    tests = {p: d for p, d in files.items() if p.startswith(TESTS_DIR)}
-    source = {p: d for p, d in files.items() if not p.startswith(TESTS_DIR)}
+    test_dirs = tuple(meta.get("tests", [TESTS_DIR]))
+    tests = {p: d for p, d in files.items() if p.startswith(test_dirs) and _text(d)}
+    source = {p: d for p, d in files.items() if p not in tests}  # a binary test fixture stays in the base
     if meta["name"] != root.name:
         raise ValueError(f"{root / METADATA}: name {meta['name']!r} differs from the folder name {root.name!r}")
-    return SeedProject(meta["name"], meta["repo"], meta.get("description", ""), meta.get("domain", ""), source, tests)
+    return SeedProject(
+        meta["name"],
+        meta["repo"],
+        meta.get("description", ""),
+        meta.get("domain", ""),
+        source,
+        tests,
+        packages=tuple(meta.get("packages", ())),
+        test_dirs=test_dirs,
+        exclude=tuple(meta.get("exclude", ())),
+        test_cmd=meta.get("test_cmd"),
+        env_spec=meta.get("env_spec"),
+        role=meta.get("role", ""),
+    )
 
 
 def write_seed(seed: SeedProject, root: Path) -> None:
     """Write `seed` out as a seed folder (what `load_seed` reads back identically)."""
     write_tree({**seed.source, **seed.tests}, root)
-    meta = {"name": seed.name, "repo": seed.repo, "description": seed.description, "domain": seed.domain}
+    meta: dict = {"name": seed.name, "repo": seed.repo, "description": seed.description, "domain": seed.domain}
+    if seed.packages or seed.test_cmd or seed.env_spec or seed.test_dirs != (TESTS_DIR,):
+        meta.update(
+            packages=list(seed.packages),
+            tests=list(seed.test_dirs),
+            exclude=list(seed.exclude),
+            test_cmd=seed.test_cmd,
+            env_spec=seed.env_spec,
+            role=seed.role,
+        )
     (root / METADATA).write_text(json.dumps(meta, indent=2) + "\n")
 
 

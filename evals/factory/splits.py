@@ -1,12 +1,18 @@
 """Train / eval / holdout by seed project: no project is in two splits, so evaluation measures generalisation to code
 the policy never trained on. Inside each train project a seeded share of its instances is set aside as `indomain`:
 new bugs in code the policy serves (and may read), never trained on.
+
+A team's registered repositories (`postgame factory add`) take the role `factory.own.split` gives them (in-domain =
+`train` by default: their synthetic bugs trained on, a share held out as `indomain`, their mined real bugs all
+`indomain`), unless `factory.split_projects` pins one; the shipped seeds are dealt among themselves as before, so
+adding a project never moves a seed (they stay the unseen-project guards).
 """
 
 from __future__ import annotations
 
 import random
 
+from evals.factory.seeds import SeedProject
 from postgame.settings.factory import SPLITS, FactorySettings
 
 
@@ -58,3 +64,12 @@ def train_projects(projects: list[str], settings: FactorySettings) -> list[str]:
     """The projects of the train split: the only code a base policy may be pre-trained on."""
     splits = assign_splits(projects, settings)
     return sorted(p for p in projects if splits[p] == "train")
+
+
+def project_splits(seeds: list[SeedProject], settings: FactorySettings) -> dict[str, str]:
+    """{project: split}: shipped seeds drawn by `split_fractions` among themselves (a registered project never moves
+    them), registered ones in the role `factory.own.split` gives them unless `split_projects` pins them."""
+    splits = assign_splits([s.name for s in seeds if not s.role], settings)
+    pinned = {p: split for split, names in settings.split_projects.items() for p in names}
+    splits.update({s.name: pinned.get(s.name, settings.own.split) for s in seeds if s.role})
+    return splits

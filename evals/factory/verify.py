@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -44,6 +45,7 @@ class Baseline:
     covered: dict[str, list[int]]  # module -> lines the suite executes
     error: str | None = None
     seconds: float = 0.0
+    flaky: list[str] = field(default_factory=list)  # of `unreliable`, those whose result changed between runs
 
 
 @dataclass
@@ -72,6 +74,7 @@ class Job:
     cache_dir: str  # verdict cache
     passing: tuple[str, ...] = ()
     mutation: Mutation | None = None
+    env_cache: str = ""  # where a registered project's environment (its env_spec) is kept; "" = the harness default
 
 
 @lru_cache(maxsize=32)
@@ -104,15 +107,22 @@ def write_snapshot(seed: SeedProject, tree: dict[str, bytes], scratch: Path) -> 
 def _harness_runs(seed: SeedProject, env: Path, job: Job) -> list[dict]:
     """`job.runs` harness runs of the snapshot with the empty patch: statuses, flags and the failures' output."""
     from evals.harness.instance import Instance
+    from evals.harness.repoenv import EnvCache
     from evals.harness.testrun import run_tests
 
     settings = HarnessSettings.model_validate(job.harness)
     instance = Instance(
-        instance_id=f"{seed.repo_dirname}-validation", repo=seed.repo, test_patch=seed.test_patch, environment=str(env)
+        instance_id=f"{seed.repo_dirname}-validation",
+        repo=seed.repo,
+        test_patch=seed.test_patch,
+        environment=str(env),
+        test_cmd=seed.test_cmd,
+        env_spec=seed.env_spec,
     )
+    envs = EnvCache(Path(job.env_cache)) if job.env_cache else None
     out = []
     for _ in range(job.runs):
-        run = run_tests(instance, "", repos_dir=None, settings=settings)
+        run = run_tests(instance, "", repos_dir=None, settings=settings, envs=envs)
         out.append(
             {
                 "statuses": run.statuses,
@@ -161,6 +171,7 @@ def _cached_runs(seed: SeedProject, env_sha: str, env: Path, job: Job) -> tuple[
                 settings,
                 job.runs,
                 sorted(job.passing),
+                *([seed.test_cmd, seed.env_spec] if seed.test_cmd or seed.env_spec else []),
             ],
             sort_keys=True,
         ).encode()
@@ -195,8 +206,9 @@ def baseline(job: Job) -> Baseline:
     names = set().union(*(r["statuses"] for r in runs))
     passing = sorted(n for n in names if all(r["statuses"].get(n) in PASSING for r in runs))
     unreliable = sorted(names - set(passing))
-    covered = _cached_coverage(seed, Path(job.cache_dir))
-    return Baseline(seed.name, passing, unreliable, covered, seconds=time.monotonic() - start)
+    flaky = [n for n in unreliable if len({r["statuses"].get(n) in PASSING for r in runs}) > 1]
+    covered = _cached_coverage(seed, Path(job.cache_dir), job.env_cache)
+    return Baseline(seed.name, passing, unreliable, covered, seconds=time.monotonic() - start, flaky=flaky)
 
 
 def validate_candidate(job: Job) -> Verdict:
@@ -253,48 +265,71 @@ def validate_candidate(job: Job) -> Verdict:
 _TRACE = r"""
 import json, os, sys, threading
 import pytest
-pkg = os.path.join(os.getcwd(), sys.argv[1]) + os.sep
+plan = json.loads(sys.argv[1])
+pkgs = tuple(os.path.join(os.getcwd(), p) + os.sep for p in plan["packages"])
 hits = {}
 def local(frame, event, arg):
     if event == "line":
         hits.setdefault(frame.f_code.co_filename, set()).add(frame.f_lineno)
     return local
 def tracer(frame, event, arg):
-    if not frame.f_code.co_filename.startswith(pkg):
+    if not frame.f_code.co_filename.startswith(pkgs):
         return None
     hits.setdefault(frame.f_code.co_filename, set()).add(frame.f_lineno)
     return local
 sys.settrace(tracer)
 threading.settrace(tracer)
-pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:randomly", "tests"])
+pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:randomly", *plan["args"]])
 sys.settrace(None)
 with open(sys.argv[2], "w") as fh:
     json.dump({os.path.relpath(k): sorted(v) for k, v in hits.items()}, fh)
 """
 
 
-def _cached_coverage(seed: SeedProject, cache_dir: Path) -> dict[str, list[int]]:
+def _cached_coverage(seed: SeedProject, cache_dir: Path, env_cache: str = "") -> dict[str, list[int]]:
     path = cache_dir / "coverage" / f"{seed.digest}.json"
     if path.exists():
         return json.loads(path.read_text())
-    covered = coverage(seed)
+    covered = coverage(seed, site_packages=_env_site_packages(seed, env_cache))
     if covered:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(covered))
     return covered
 
 
-def coverage(seed: SeedProject, timeout_s: float = 120.0) -> dict[str, list[int]]:
-    """{module path: executed lines} for the clean suite; {} when it cannot be measured (then nothing is filtered)."""
+def _env_site_packages(seed: SeedProject, env_cache: str) -> list[str]:
+    """The site-packages of a registered project's built environment (what its tests import), if built here."""
+    if not seed.env_spec or not env_cache:
+        return []
+    from evals.harness.instance import EnvSpec
+    from evals.harness.repoenv import env_key
+
+    venv = Path(env_cache) / env_key(EnvSpec.model_validate(seed.env_spec), "")
+    return [str(p) for p in sorted(venv.glob("lib/python*/site-packages"))]
+
+
+def _trace_args(seed: SeedProject) -> list[str]:
+    if not seed.test_cmd:
+        return ["tests"]
+    words = shlex.split(seed.test_cmd)
+    return [w for w in words[words.index("pytest") + 1 :] if w != "-rA"] if "pytest" in words else ["tests"]
+
+
+def coverage(seed: SeedProject, timeout_s: float = 120.0, site_packages: list[str] = ()) -> dict[str, list[int]]:
+    """{module path: executed lines} for the clean suite; {} when it cannot be measured (then nothing is filtered).
+    A registered project's suite runs with its environment's site-packages first on the path."""
     with tempfile.TemporaryDirectory(prefix="postgame-cov-") as tmp:
         root = Path(tmp) / "repo"
         write_tree({**seed.source, **seed.tests}, root)
         out = Path(tmp) / "coverage.json"
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
         env["PYTHONDONTWRITEBYTECODE"] = "1"
+        if site_packages:
+            env["PYTHONPATH"] = os.pathsep.join(site_packages)
+        plan = json.dumps({"packages": list(seed.package_dirs), "args": _trace_args(seed)})
         try:
             subprocess.run(
-                [sys.executable, "-c", _TRACE, seed.package, str(out)],
+                [sys.executable, "-c", _TRACE, plan, str(out)],
                 cwd=root,
                 env=env,
                 timeout=timeout_s,

@@ -3,6 +3,8 @@ read)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SPLITS = ("train", "eval", "holdout")  # splits of seed projects
@@ -57,6 +59,40 @@ class SimulatorSettings(BaseModel):
     )
 
 
+class OwnProjectsSettings(BaseModel):
+    """A team's own repositories (`postgame factory add`): where they are kept, how they are built, their role."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    split: Literal["train", "eval", "holdout"] = Field(
+        "train",
+        description="Role of every added project: train = in-domain (its bugs are trained on, a seeded share held out "
+        "as `indomain`, its mined real bugs all `indomain`); eval / holdout = an unseen-project guard. "
+        "factory.split_projects pins one project otherwise.",
+    )
+    instances_per_project: int = Field(40, gt=0, description="Synthetic instances kept per added project.")
+    candidates_per_project: int = Field(240, gt=0, description="Most mutants tried per added project.")
+    timeout_s: float = Field(
+        120.0, gt=0, description="Wall-clock limit of one test run of an added project (its whole suite, at base)."
+    )
+    pip_download_args: list[str] = Field(
+        default_factory=list,
+        description="Extra arguments of the host's `pip download` that fetches an added project's wheels "
+        "(e.g. ['--no-index', '--find-links=/wheels'] offline, ['--index-url=URL'] for a mirror).",
+    )
+    mine_runs: int = Field(3, ge=2, description="Runs of each side of a mined commit; tests that disagree are dropped.")
+
+    @model_validator(mode="after")
+    def _check(self) -> OwnProjectsSettings:
+        """instances_per_project <= candidates_per_project."""
+        if self.instances_per_project > self.candidates_per_project:
+            raise ValueError(
+                f"factory.own.instances_per_project = {self.instances_per_project} exceeds "
+                f"factory.own.candidates_per_project = {self.candidates_per_project}"
+            )
+        return self
+
+
 class FactorySettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -97,6 +133,7 @@ class FactorySettings(BaseModel):
     store_prefix: str = Field("tasks", description="Store prefix of build manifests, instances and git bundles.")
     envs_prefix: str = Field("envs", description="Store prefix of the content-addressed environment snapshots.")
     simulate: SimulatorSettings = SimulatorSettings()
+    own: OwnProjectsSettings = OwnProjectsSettings()
 
     @model_validator(mode="after")
     def _check(self) -> FactorySettings:
