@@ -17,7 +17,6 @@ costs a whole test-run timeout to find out and would make a poor task.
 from __future__ import annotations
 
 import ast
-import bisect
 import hashlib
 import re
 from collections.abc import Callable, Iterator
@@ -131,52 +130,22 @@ def find_mutations(source: str, path: str, operators: list[str] | None = None) -
     """
     tree = ast.parse(source)
     src = _Source(source)
-    spans = _StatementSpans(tree, src)
-    seen: set[tuple[int, bytes]] = set()
+    baseline = ast.dump(tree)
+    seen: set[str] = set()
     out: list[Mutation] = []
     for name in sorted(operators if operators is not None else OPERATORS):
         for mut in get_operator(name)(tree, src, path):
-            key, changed = spans.check(mut)
-            if key in seen or not changed:
+            mutated = mut.apply(source)
+            if mutated in seen:
                 continue
-            seen.add(key)
-            out.append(mut)
+            try:
+                changed = ast.dump(ast.parse(mutated)) != baseline
+            except SyntaxError:
+                continue
+            if changed:
+                seen.add(mutated)
+                out.append(mut)
     return sorted(out, key=lambda m: (m.start, m.end, m.operator, m.replacement))
-
-
-class _StatementSpans:
-    """Whether a mutation parses and changes the AST, judged on the one top-level statement it falls in (a module of
-    thousands of lines is not re-parsed for each of its thousands of mutations); a mutation that spans statements is
-    judged on the whole module. `check` returns (dedup key, parses and changes the AST)."""
-
-    def __init__(self, tree: ast.Module, src: _Source):
-        self.src = src
-        self.spans: list[tuple[int, int]] = []
-        for node in tree.body:
-            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-            start = src.line_starts[first - 1] if node.col_offset == 0 else src.start(node)
-            self.spans.append((start, src.end(node)))
-        self.starts = [a for a, _ in self.spans]
-        self.dumps: dict[int, str] = {}
-
-    def _dump(self, data: bytes) -> str | None:
-        try:
-            return ast.dump(ast.parse(data.decode()))
-        except (SyntaxError, UnicodeDecodeError):
-            return None
-
-    def check(self, mut: Mutation) -> tuple[tuple[int, bytes], bool]:
-        data, repl = self.src.data, mut.replacement.encode()
-        i = bisect.bisect_right(self.starts, mut.start) - 1
-        if i < 0 or mut.end > self.spans[i][1]:
-            i, (a, b) = -1, (0, len(data))
-        else:
-            a, b = self.spans[i]
-        mutated = data[a : mut.start] + repl + data[mut.end : b]
-        if i not in self.dumps:
-            self.dumps[i] = self._dump(data[a:b]) or ""
-        dump = self._dump(mutated)
-        return (i, mutated), dump is not None and dump != self.dumps[i]
 
 
 # ---------------------------------------------------------------------------------------------------------------------
