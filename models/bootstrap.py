@@ -118,7 +118,7 @@ class BaseInputs:
             (
                 r["instance_id"],
                 r["split"],
-                r["mutation"]["key"],
+                r["mutation"].get("key") or json.dumps(r["mutation"], sort_keys=True),  # a mined bug has no key
                 hashlib.sha256(r["problem_statement"].encode()).hexdigest(),
             )
             for r in self.records

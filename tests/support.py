@@ -168,6 +168,8 @@ def postgame_inprocess(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
         code = 0
     except SystemExit as exc:
         code = exc.code or 0
+    finally:  # `--config F` is process state: a later test's runtime.current_config() must not read F
+        runtime.set_config_path(None)
     out, err = capsys.readouterr()
     return code, out, err
 
