@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	@$(MAKE) --no-print-directory sandbox
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q --no-compile -e '.[dev]'  # no .pyc of every module up front (~2 GB of site-packages)
 	@touch $@
 
 # The evaluation sandbox uses bubblewrap; without it the harness falls back to rlimits and says so in every report.
@@ -53,8 +53,10 @@ fmt: $(STAMP)
 # less the demo through the deployment (minutes more, and no database code of its own).
 # --durations: where the time goes, in every CI log (issue 23: CI's time is measured, not guessed).
 POSTGRES_TESTS ?= tests/services/test_stack_cycle.py -k 'not demo'
+# -n 2 --dist loadfile: two workers, each module on one of them, all of tests/flows on one and all of tests/services
+# on one (tests/conftest.py says why), the longest first.
 test: lint postgres
-	$(BIN)/python -m pytest -q --durations=40
+	$(BIN)/python -m pytest -q --durations=40 -n 2 --dist loadfile
 	$(BIN)/python -m pytest -q -m services --db postgres $(POSTGRES_TESTS)
 
 # No servers: unit and regression tests only (seconds to a few minutes).

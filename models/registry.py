@@ -137,10 +137,27 @@ def log_policy(cfg: Config, model_dir: Path, *, run_id: str) -> str:
         return _log_pyfunc(model_dir)
 
 
+# What the pyfunc imports to load and serve a checkpoint (MLflow adds itself), pinned to the versions installed here.
+# Named rather than inferred: MLflow infers them by loading the model in a new process on every log_model (~6 s of
+# a 2-core machine for each registered version, ~60 s when it is busy), and that guess left out torch.
+SERVING_PACKAGES = ("torch", "transformers", "tokenizers", "cloudpickle")
+
+
+def serving_requirements() -> list[str]:
+    from importlib.metadata import version
+
+    return [f"{name}=={version(name)}" for name in SERVING_PACKAGES]
+
+
 def _log_pyfunc(model_dir: Path) -> str:
     import mlflow
 
-    info = mlflow.pyfunc.log_model(name="policy", python_model=_pyfunc_class()(), artifacts={"hf_dir": str(model_dir)})
+    info = mlflow.pyfunc.log_model(
+        name="policy",
+        python_model=_pyfunc_class()(),
+        artifacts={"hf_dir": str(model_dir)},
+        pip_requirements=serving_requirements(),
+    )
     return info.model_uri
 
 

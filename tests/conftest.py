@@ -33,9 +33,45 @@ def pytest_configure(config: pytest.Config) -> None:
     support.DATABASE = config.getoption("--db")
 
 
+# `make test` runs the suite on two xdist workers (`-n 2 --dist loadfile`). A scope is one worker's unit of work, run
+# there in collection order: each module is one (its module fixtures are built once), and so are all of tests/flows
+# (they share the session's built world and its first cycle: tests/flows/conftest.py) and all of tests/services (one
+# local stack at a time on 2 cores: their time bounds were measured beside one stack, not two).
+SHARED_SCOPES = {"tests/flows/": "tests/flows", "tests/services/": "tests/services"}
+# Longest first (the `--durations` of `make test`): the services (~10 min) and the flows (~5 min) start at once, one on
+# each worker, and the short modules fill in behind them, so that no long scope is left to start last.
+FIRST = ("tests/services", "tests/flows")
+
+
+def scope_of(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
+    return next((scope for prefix, scope in SHARED_SCOPES.items() if path.startswith(prefix)), path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`--dist loadfile` with the shared scopes above, in collection order (the workers sort it: longest first).
+    (Not `--dist loadgroup` with `xdist_group` marks: with pytest 9 xdist 3.8 drops the group from the node id and
+    runs such tests one by one, module fixtures built on both workers.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedScopes(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return scope_of(nodeid)
+
+    config.option.loadscopereorder = False  # xdist's default puts the scopes with most tests first, not the longest
+    return SharedScopes(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """`--db postgres` without PostgreSQL's server: every test is skipped with the reason on a developer's machine; in
-    CI (CI=true), where `make test` installs it, the run stops instead."""
+    """On an xdist worker, the longest scopes first (above). Then `--db postgres` without PostgreSQL's server: every
+    test is skipped with the reason on a developer's machine; in CI (CI=true), where `make test` installs it, the run
+    stops instead."""
+    if hasattr(config, "workerinput"):
+        rank = {scope: i for i, scope in enumerate(FIRST)}
+        items.sort(key=lambda item: rank.get(scope_of(item.nodeid), len(rank)))  # stable: the rest keep their order
     if support.DATABASE != "postgres":
         return
     from infra.postgres import bindir
@@ -80,10 +116,24 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                 pytest.skip(reason)
 
 
+@pytest.fixture(scope="session")
+def new_mlflow_db(tmp_path_factory) -> Path:
+    """An MLflow SQLite database as MLflow makes it on first use (its tables and ~50 migrations), made once per test
+    session (each xdist worker has its own): 5 s of these 2 cores when quiet, 25 s when busy, for every home."""
+    from mlflow.tracking import MlflowClient
+
+    path = tmp_path_factory.mktemp("new-mlflow") / "mlflow.db"
+    MlflowClient(tracking_uri=f"sqlite:///{path}").search_experiments()
+    return path
+
+
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def home(tmp_path: Path, new_mlflow_db: Path) -> Path:
+    """A new POSTGAME_HOME. Its embedded MLflow database (`<home>/mlflow.db`, postgame.runtime.resolve) is a copy of a
+    new one; the flows and services tests, which build their homes with `make_config`, make theirs as a user would."""
     path = tmp_path / "home"
     path.mkdir()
+    shutil.copyfile(new_mlflow_db, path / "mlflow.db")
     return path
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from importlib import metadata
 
 import pytest
 
@@ -54,6 +55,10 @@ def test_register_alias_download_and_load_champion(cfg, base_policy):
     assert served.version == version.version
     assert (served.path / "config.json").read_text() == (base_policy / "config.json").read_text()
     assert served.generate(["x = "], greedy=True)[0].completion_tokens > 0
+    # the logged model names what loading it imports, at the versions it was logged with (not MLflow's guess)
+    logged = cfg.home / "cache" / "models" / cfg.tracking.registered_model / version.version / "requirements.txt"
+    required = logged.read_text().split()
+    assert {f"{name}=={metadata.version(name)}" for name in ("torch", "transformers", "mlflow")} <= set(required)
 
 
 def _version(cfg, label: str) -> str:
