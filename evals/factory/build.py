@@ -34,6 +34,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evals.factory.files import build_git_repo, diff_file
 from evals.factory.mutate import Mutation, find_mutations
@@ -209,7 +210,7 @@ def build(
         hs = harness.model_copy(
             update={"timeout_s": settings.timeout_s, "reruns": 0, "workers": 1, "cache_dir": scratch / "harness"}
         ).model_dump(mode="json")
-        base_job = dict(
+        base_job: dict[str, Any] = dict(
             harness=hs, runs=settings.validation_runs, scratch=str(scratch), cache_dir=str(cache_dir / "validations")
         )
         own_hs = hs | {"timeout_s": settings.own.timeout_s}

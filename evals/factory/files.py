@@ -57,8 +57,8 @@ def read_targz(data: bytes) -> Files:
     files: Files = {}
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
         for member in tar.getmembers():
-            if member.isfile():
-                files[member.name] = tar.extractfile(member).read()
+            if member.isfile() and (fh := tar.extractfile(member)) is not None:
+                files[member.name] = fh.read()
     tops = {name.split("/", 1)[0] for name in files}
     if len(tops) == 1 and all("/" in name for name in files):
         files = {name.split("/", 1)[1]: data for name, data in files.items()}

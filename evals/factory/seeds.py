@@ -77,7 +77,7 @@ class SeedProject:
     def digest(self) -> str:
         h = hashlib.sha256()
         for path in sorted({**self.source, **self.tests}):
-            data = self.source.get(path, self.tests.get(path))
+            data = self.source[path] if path in self.source else self.tests[path]
             h.update(path.encode() + b"\0" + hashlib.sha256(data).digest())
         if self.packages or self.test_cmd or self.env_spec:  # a shipped seed's digest stays what it was
             layout = [self.packages, self.test_dirs, self.exclude, self.test_cmd, self.env_spec, self.role]

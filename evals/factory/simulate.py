@@ -360,15 +360,15 @@ def simulate(
         outcomes[status] += 1
         ids.append(session_id)
         line = json.dumps(record, ensure_ascii=False).encode()
-        day = by_day.setdefault(when.strftime("%Y-%m-%d"), [])
-        day.append(line)
+        todays = by_day.setdefault(when.strftime("%Y-%m-%d"), [])
+        todays.append(line)
         if rng.random() < settings.duplicate_rate:
             resend.append((when.strftime("%Y-%m-%d"), line))
         if rng.random() < settings.malformed_rate:
             pool_ = PARSE_DEFECTS if rng.random() < 0.5 else SCHEMA_DEFECTS
             defect = pool_[rng.randrange(len(pool_))]
             broken = {**record, "session_id": f"{session_id}-malformed"}
-            day.insert(rng.randint(0, len(day)), malformed_line(broken, defect))
+            todays.insert(rng.randint(0, len(todays)), malformed_line(broken, defect))
             kinds[defect] += 1
 
     for day, line in resend:  # a re-send lands anywhere after the original, in the same day's object

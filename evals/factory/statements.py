@@ -90,6 +90,8 @@ def _funcargs(lines: list[str]) -> dict[str, str]:
             call = ast.parse(f"f({line})", mode="eval").body
         except SyntaxError:
             return {}
+        if not isinstance(call, ast.Call):
+            return {}
         return {kw.arg: ast.unparse(kw.value) for kw in call.keywords if kw.arg}
     return {}
 
@@ -111,22 +113,23 @@ class _TestSource:
 
     def module_constants(self, used: list[str]) -> list[str]:
         """Module-level assignments (`M3 = [[...]]`) the lines `used` need, in source order, transitively."""
-        assigns = [
-            n
+        assigns = {
+            n: n.targets[0].id
             for n in self.tree.body
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-        ]
+        }
         text, keep = "\n".join(used), set()
         changed = True
         while changed:
             changed = False
-            for node in assigns:
-                name = node.targets[0].id
+            for node, name in assigns.items():
                 if name not in keep and re.search(rf"\b{re.escape(name)}\b", text):
                     keep.add(name)
                     text += "\n" + ast.unparse(node)
                     changed = True
-        return [text for n in assigns if n.targets[0].id in keep and len(text := ast.unparse(n)) <= MAX_CONSTANT_CHARS]
+        return [
+            text for n, name in assigns.items() if name in keep and len(text := ast.unparse(n)) <= MAX_CONSTANT_CHARS
+        ]
 
     def function(self, title: str) -> ast.FunctionDef | None:
         name = title.split("[")[0]
@@ -139,7 +142,7 @@ class _TestSource:
             scope = found.body
         return next((n for n in scope if isinstance(n, ast.FunctionDef) and n.name == fn), None)
 
-    def segment(self, node: ast.AST) -> str:
+    def segment(self, node: ast.stmt | ast.expr) -> str:
         return "\n".join(self.lines[node.lineno - 1 : node.end_lineno])
 
     def expr_text(self, node: ast.AST, subst: dict[str, str]) -> str:
@@ -367,16 +370,19 @@ def read_failure(nodeid: str, log_sections: dict[str, list[str]], tests: dict[st
             nodeid, "unknown", setup + [src.expr_text(s, subst) for s in body], actual=error[0] if error else ""
         )
     top = next((s for s in body if s.lineno <= stmt.lineno <= (s.end_lineno or s.lineno)), stmt)
-    before = [src.expr_text(s, subst) for s in body if s.end_lineno < top.lineno]
+    before = [src.expr_text(s, subst) for s in body if (s.end_lineno or s.lineno) < top.lineno]
     if top is not stmt:  # the failure is inside a with/for/if block: keep its header context simple
-        before += [src.expr_text(s, subst) for s in getattr(top, "body", []) if s.end_lineno < stmt.lineno]
+        before += [
+            src.expr_text(s, subst) for s in getattr(top, "body", []) if (s.end_lineno or s.lineno) < stmt.lineno
+        ]
     snippet = setup + before
     first_error = error[0] if error else ""
     error_text = first_error.removeprefix("AssertionError: ")
 
     expected_exc = _raises(top) if top is not stmt else _raises(stmt)
     if expected_exc and "DID NOT RAISE" in first_error:
-        inner = stmt if top is not stmt else (stmt.body[0] if getattr(stmt, "body", None) else stmt)
+        block = getattr(stmt, "body", None)
+        inner = stmt if top is not stmt else (block[0] if block else stmt)
         expr = src.expr_text(inner.value if isinstance(inner, ast.Expr) else inner, subst)
         return Failure(
             nodeid,
@@ -433,8 +439,9 @@ def read_failure(nodeid: str, log_sections: dict[str, list[str]], tests: dict[st
             nodeid, "unknown", snippet + [src.expr_text(stmt, subst)], expr=left, expected=expected, function=name
         )
     if isinstance(stmt, ast.Assert):
-        negated = isinstance(stmt.test, ast.UnaryOp) and isinstance(stmt.test.op, ast.Not)
-        inner = stmt.test.operand if negated else stmt.test
+        test = stmt.test
+        inner = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
+        negated = inner is not test
         expr = src.expr_text(inner, subst)
         if first_error and not first_error.startswith(("AssertionError", "assert ")):
             return Failure(

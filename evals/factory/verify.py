@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -120,7 +121,7 @@ def _harness_runs(seed: SeedProject, env: Path, job: Job) -> list[dict]:
         env_spec=seed.env_spec,
     )
     envs = EnvCache(Path(job.env_cache)) if job.env_cache else None
-    out = []
+    out: list[dict] = []
     for _ in range(job.runs):
         run = run_tests(instance, "", repos_dir=None, settings=settings, envs=envs)
         out.append(
@@ -315,7 +316,7 @@ def _trace_args(seed: SeedProject) -> list[str]:
     return [w for w in words[words.index("pytest") + 1 :] if w != "-rA"] if "pytest" in words else ["tests"]
 
 
-def coverage(seed: SeedProject, timeout_s: float = 120.0, site_packages: list[str] = ()) -> dict[str, list[int]]:
+def coverage(seed: SeedProject, timeout_s: float = 120.0, site_packages: Sequence[str] = ()) -> dict[str, list[int]]:
     """{module path: executed lines} for the clean suite; {} when it cannot be measured (then nothing is filtered).
     A registered project's suite runs with its environment's site-packages first on the path."""
     with tempfile.TemporaryDirectory(prefix="postgame-cov-") as tmp:

@@ -101,6 +101,24 @@ def test_a_suite_that_fails_at_base_is_refused(tmp_path, world):
     assert stored(store) == []
 
 
+@needs_bwrap
+def test_tests_that_flake_at_base_are_recorded_apart_and_excluded(tmp_path, world):
+    """Ten coin-flip tests over three baseline runs: each changes its result between runs with probability 3/4, so
+    some (all but ~1e-6 of the time) are named flaky; the others read as failing or passing, which is what they did."""
+    settings, store, _ = world
+    coins = [f"tests/test_core.py::test_coin_{i}" for i in range(10)]
+    flips = "".join(f"\n\ndef test_coin_{i}():\n    assert os.urandom(1)[0] < 128\n" for i in range(10))
+    repo = src_repo(tmp_path / "clampy", **{"tests/test_core.py": "import os\n" + SUITE + flips})
+    three_runs = settings.model_copy(update={"validation_runs": 3})
+    project = add_project(str(repo), three_runs, quick_settings(), store, cache_dir=tmp_path / "cache")
+    assert project.flaky_at_base and set(project.flaky_at_base) <= set(coins)
+    assert "tests/test_core.py::test_broken_at_base" in project.failing_at_base
+    assert not set(project.flaky_at_base) & set(project.failing_at_base)
+    excluded = len(project.flaky_at_base) + len(project.failing_at_base)
+    assert project.passing == 2 + 10 + 1 - excluded  # every test is passing, failing or flaky: none is lost
+    assert f"{len(project.flaky_at_base)} flaky at base" in project.summary()
+
+
 def test_a_repository_with_no_tests_is_refused(tmp_path, world):
     _, store, add = world
     with pytest.raises(RepoUnsupported, match=r"^no tests found"):
