@@ -97,8 +97,14 @@ def pretraining_corpus(train_seeds: list[SeedProject], settings: BootstrapSettin
 
 
 def held_out_bugs(records: list[dict]) -> set[tuple[str, str, str]]:
-    """(project, path, mutation key) of every instance outside the train split: bugs the base must never be shown."""
-    return {(r["seed_project"], r["mutation"]["path"], r["mutation"]["key"]) for r in records if r["split"] != "train"}
+    """(project, path, mutation key) of every synthetic instance outside the train split: bugs the base must never be
+    shown. A bug mined from a project's history has no mutation key: it is a real fix, never one of the corpus's
+    mutants."""
+    return {
+        (r["seed_project"], r["mutation"]["path"], r["mutation"]["key"])
+        for r in records
+        if r["split"] != "train" and "key" in r["mutation"]
+    }
 
 
 def _statement(function: str, module: str, rng: random.Random) -> str:
