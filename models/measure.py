@@ -49,6 +49,7 @@ class SplitScores:
 def random_single_edit(instance, files: dict[str, str], rng: random.Random) -> str:
     """One random single-operator edit of the task's oracle window, as a diff ("" when the window has none)."""
     from evals.factory.files import diff_file
+    from evals.factory.mutate import find_mutations
     from evals.prompts import oracle_window
 
     window = oracle_window(instance, files)
@@ -56,40 +57,12 @@ def random_single_edit(instance, files: dict[str, str], rng: random.Random) -> s
         return ""
     content = files[window.path]
     try:
-        options = window_mutations(content, window.path, window.start, window.end)
+        options = find_mutations(content, window.path, lines=(window.start, window.end))
     except SyntaxError:
         return ""
     if not options:
         return ""
     return diff_file(window.path, content, options[rng.randrange(len(options))].apply(content))
-
-
-def window_mutations(content: str, path: str, start: int, end: int) -> list:
-    """What `find_mutations(content, path)` returns on lines start..end, in its order: each operator's candidates
-    found on the whole module (they read module-wide context: loop counters), but only those on the window's lines
-    re-parsed to check that they parse and change the AST — the check is what costs (a 2,700-line module of an added
-    project, ~1,600 candidates: ~20 s a task). `find_mutations` itself takes no line range while its code is part of
-    the shipped base's recipe hash (models/bootstrap.RECIPE_CODE)."""
-    import ast
-
-    from evals.factory.mutate import OPERATORS, _Source, get_operator
-
-    tree = ast.parse(content)
-    src, baseline = _Source(content), ast.dump(tree)
-    seen: set[str] = set()
-    out = []
-    for name in sorted(OPERATORS):
-        for mut in get_operator(name)(tree, src, path):
-            if not start <= mut.line <= end or (mutated := mut.apply(content)) in seen:
-                continue
-            try:
-                changed = ast.dump(ast.parse(mutated)) != baseline
-            except SyntaxError:
-                continue
-            if changed:
-                seen.add(mutated)
-                out.append(mut)
-    return sorted(out, key=lambda m: (m.start, m.end, m.operator, m.replacement))
 
 
 def gradings_per_task(k: int) -> int:

@@ -1,8 +1,8 @@
-"""The random-single-edit baseline's candidates (`models.measure.window_mutations`) are exactly what `find_mutations`
-finds on the whole module, filtered to the task's window, in the same order: only the costly parse check is limited
-to the window. Checked on every function of three shipped seeds' modules (real code, not a fixture); the
-module-wide context an operator reads (loop counters named anywhere in the module: csvlite/mapping.py line 65) is
-what a search of the window's own code alone got wrong."""
+"""`find_mutations(..., lines=(first, last))`, the random-single-edit baseline's candidates, is exactly what it finds
+on the whole module filtered to those lines, in the same order: only the costly parse check is limited to them.
+Checked on every function of three shipped seeds' modules (real code, not a fixture); the module-wide context an
+operator reads (loop counters named anywhere in the module: csvlite/mapping.py line 65) is what a search of the
+window's own code alone got wrong."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import ast
 from pathlib import Path
 
 from evals.factory.mutate import find_mutations
-from models.measure import window_mutations
 
 SEEDS = Path(__file__).resolve().parents[2] / "evals" / "seeds"
 
@@ -29,7 +28,7 @@ def test_the_window_search_is_the_whole_module_search_filtered_on_every_function
         content, path = module.read_text(), module.relative_to(SEEDS).as_posix()
         every = find_mutations(content, path)
         for start, end in windows(content):
-            assert window_mutations(content, path, start, end) == [m for m in every if start <= m.line <= end], (
+            assert find_mutations(content, path, lines=(start, end)) == [m for m in every if start <= m.line <= end], (
                 f"{path}:{start}-{end}"
             )
             checked += 1
