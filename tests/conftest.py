@@ -38,7 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
 # (they share the session's built world and its first cycle: tests/flows/conftest.py) and all of tests/services (one
 # local stack at a time on 2 cores: their time bounds were measured beside one stack, not two).
 SHARED_SCOPES = {"tests/flows/": "tests/flows", "tests/services/": "tests/services"}
-# Longest first (the `--durations` of `make test`): the services (~10 min) and the flows (~5 min) start at once, one on
+# Longest first (the `--durations` of `make test`): the services and then the flows scope start at once, one on
 # each worker, and the short modules fill in behind them, so that no long scope is left to start last.
 FIRST = ("tests/services", "tests/flows")
 
