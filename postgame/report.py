@@ -534,8 +534,9 @@ def measured_chance(cfg: Config) -> dict[str, list[ChanceBaseline]]:
 
 def chart_data(reports: list[CycleReport], chance: Mapping[str, list[ChanceBaseline]] | None = None) -> ChartData:
     """What the charts draw (`postgame.charts`), from the cycles' reports: per split, the cycles whose champion was
-    measured there (in-domain split first) and the split's chance baselines (`chance`, e.g. `measured_chance`; a
-    split without them gets them as unknown, so the chart says so); per cycle, its cost by part."""
+    measured there (in-domain split first), led by the champion the first of them faced (as cycle N - 1, so that a
+    promotion in the first cycle shows as a step up), and the split's chance baselines (`chance`, e.g.
+    `measured_chance`; a split without them gets them as unknown, so the chart says so); per cycle, its cost by part."""
     chance = chance or {}
     splits = sorted({s.split for r in reports for s in r.scores}, key=lambda s: (s != "indomain", s))
     series = []
@@ -551,6 +552,9 @@ def chart_data(reports: list[CycleReport], chance: Mapping[str, list[ChanceBasel
             )
             for c, s in scored
         ]
+        if scored and (first := scored[0][1]).champion is not None:
+            interval = wilson(first.champion, first.instances)
+            points.insert(0, SplitPoint(cycle=scored[0][0] - 1, champion=first.champion, interval=interval))
         unknown = [ChanceBaseline(name, None, UNMEASURED) for _, name in CHANCE]
         series.append(
             SplitSeries(

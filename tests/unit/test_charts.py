@@ -135,3 +135,43 @@ def test_measured_chance_reads_the_newest_measured_version(cfg, tmp_path):
     ):  # a candidate: no bootstrap measurement
         client.create_model_version(cfg.tracking.registered_model, str(tmp_path), tags=tags)
     assert measured_chance(cfg) == {"indomain": [ChanceBaseline("random single edit", 0.07, "bootstrap of v2")]}
+
+
+def test_the_chart_starts_at_the_champion_the_first_cycle_faced():
+    """A promotion in the first cycle is a step up from the champion it replaced, not a line that starts high."""
+
+    def cycle(n: int, before: float, after: float, candidate: float) -> CycleReport:
+        score = SplitScore(
+            split="indomain",
+            role="in-domain held-out bugs",
+            instances=56,
+            candidate=candidate,
+            champion=before,
+            champion_after=after,
+            interval=(after - 0.1, after + 0.1),
+        )
+        return CycleReport(
+            run_id=f"r{n}",
+            status="completed",
+            cycle=n,
+            snapshot_ids=[],
+            records_ingested=1,
+            quarantined={},
+            metric="resolved_rate",
+            scores=[score],
+            seconds=1,
+            cpu_seconds=1,
+            cost_usd=0.01,
+        )
+
+    data = chart_data([cycle(1, 9 / 56, 17 / 56, 17 / 56), cycle(2, 17 / 56, 17 / 56, 9 / 56)])
+    [series] = data.splits
+    assert [(p.cycle, p.champion, p.candidate) for p in series.points] == [
+        (0, 9 / 56, None),  # the base the demo registered: what cycle 1 was measured against
+        (1, 17 / 56, 17 / 56),
+        (2, 17 / 56, 9 / 56),
+    ]
+    low, high = series.points[0].interval
+    assert low < 9 / 56 < high
+    indomain = resolve_rate(data).axes[0]
+    assert list(indomain.get_xticks()) == [0, 1, 2]
