@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -263,13 +264,29 @@ def start_flow(cfg, config: Path, version: str) -> tuple[subprocess.Popen, str]:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         run_id = registry.get_version(cfg, version).tags.get("approval.flow_run_id")
-        if run_id and _get(f"{api}/flow_runs/{run_id}")["state_type"] == "PAUSED":
+        if run_id and ready_for_input(api, _get(f"{api}/flow_runs/{run_id}")):
             return proc, run_id
         if proc.poll() is not None:
             break
         time.sleep(0.5)
     proc.kill()
     raise AssertionError(f"the flow never paused:\n{proc.communicate()[0]}")
+
+
+def ready_for_input(api: str, run: dict) -> bool:
+    """Paused, and its form saved. Prefect's pause_flow_run sets PAUSED first and saves the input schema after
+    (prefect/flow_runs.py): a resume between the two is answered REJECT, "Run input schema not found." (seen once in
+    CI). The UI shows the form only once it is saved; tasks/promote.py's watcher asks again on its next poll."""
+    if run["state_type"] != "PAUSED":
+        return False
+    key = (((run["state"] or {}).get("state_details") or {}).get("run_input_keyset") or {}).get("schema")
+    try:
+        with urllib.request.urlopen(f"{api}/flow_runs/{run['id']}/input/{key}", timeout=30):
+            return bool(key)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return False
+        raise
 
 
 def finish(proc: subprocess.Popen) -> str:
