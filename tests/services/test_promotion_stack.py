@@ -274,9 +274,9 @@ def start_flow(cfg, config: Path, version: str) -> tuple[subprocess.Popen, str]:
 
 
 def ready_for_input(api: str, run: dict) -> bool:
-    """Paused, and its form saved. Prefect's pause_flow_run sets PAUSED first and saves the input schema after
+    """Paused, and its input schema saved. Prefect's pause_flow_run sets PAUSED first and saves the input schema after
     (prefect/flow_runs.py): a resume between the two is answered REJECT, "Run input schema not found." (seen once in
-    CI). The UI shows the form only once it is saved; tasks/promote.py's watcher asks again on its next poll."""
+    CI). tasks/promote.py's watcher asks again on its next poll."""
     if run["state_type"] != "PAUSED":
         return False
     key = (((run["state"] or {}).get("state_details") or {}).get("run_input_keyset") or {}).get("schema")
