@@ -194,8 +194,9 @@ def review_markdown(cfg: Config, version: str, decision, evaluation: Evaluation,
     snaps = ", ".join(f"`{s[:12]}`" for s in context.snapshot_ids) or "—"
     records = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in context.records.items()) or "—"
     steps = f", {context.steps} steps" if context.steps is not None else ""
+    parent = "the base policy" if context.parent == "base" else f"v{context.parent}"
     lines += [
-        f"**Trained on** — {context.method}{steps} from v{context.parent}; snapshots {snaps}; records: "
+        f"**Trained on** — {context.method}{steps} from {parent}; snapshots {snaps}; records: "
         f"{records}; dataset `{context.dataset_sha256[:12]}`.",
         "",
     ]

@@ -1,4 +1,5 @@
-"""Train: one TRL run per cycle, starting from the champion (or the base policy), as one recipe read top to bottom:
+"""Train: one TRL run per cycle, starting from the base policy (or the champion: `train.init_from`), as one recipe
+read top to bottom:
 
     setup (rows, parent checkpoint, MLflow run inputs) → train (the trainer chosen by name) → save (log the model)
 
@@ -692,7 +693,6 @@ def train_candidate(
     from mlflow.data.pandas_dataset import from_pandas  # what `mlflow.data.from_pandas` is (registered at import)
 
     from models import registry
-    from models.policy import base_policy_dir
     from postgame.lineage import CHECKPOINT_TAG, tree_sha256
 
     # setup
@@ -707,9 +707,7 @@ def train_candidate(
             f"train: no {get_trainer(method).kind} rows in dataset {dataset.sha256[:12]} for method "
             f"{method!r} (sft {dataset.sft_examples}, dpo {dataset.dpo_pairs}, grpo {dataset.prompts})"
         )
-    champion = registry.champion_version(cfg)
-    parent_dir = registry.download_version(cfg, champion.version) if champion else base_policy_dir(cfg)
-    parent = champion.version if champion else "base"
+    parent, parent_dir = starting_point(cfg)
     reward = get_reward(cfg.train.reward)(cfg, {r["instance_id"] for r in rows}) if method == "grpo" else None
     with mlflow.start_run(run_id=run_id) as run:
         mlflow.log_params(
@@ -788,6 +786,18 @@ def train_candidate(
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "candidate.json").write_text(json.dumps(asdict(candidate), indent=2))
     return candidate
+
+
+def starting_point(cfg: Config) -> tuple[str, Path]:
+    """(parent, its checkpoint folder): the champion's registered version with `train.init_from: champion` and a
+    champion registered, else "base" and the base policy (`models.policy.base_policy_dir`)."""
+    from models import registry
+    from models.policy import base_policy_dir
+
+    champion = registry.champion_version(cfg) if cfg.train.init_from == "champion" else None
+    if champion is None:
+        return "base", base_policy_dir(cfg)
+    return champion.version, Path(registry.download_version(cfg, champion.version))
 
 
 def _tool_schemas(cfg: Config) -> list[dict]:

@@ -256,9 +256,10 @@ def _run_hop(mv, run, params: dict, code, conf) -> Hop:
     tagged = (mv.tags or {}).get("lineage.dataset_sha256")
     logged = params.get("dataset_sha256")
     ok = bool(logged) and (tagged is None or tagged == logged)
+    parent = params.get("parent_version", "?")
+    parent = "the base policy" if parent == "base" else f"v{parent}"
     detail = (
-        f"{params.get('method', '?')} from v{params.get('parent_version', '?')}, trained on dataset "
-        f"{(logged or '?')[:12]}"
+        f"{params.get('method', '?')} from {parent}, trained on dataset {(logged or '?')[:12]}"
         if ok
         else f"run's dataset_sha256 {logged!r} != version tag lineage.dataset_sha256 {tagged!r}"
     )

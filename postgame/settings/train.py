@@ -63,6 +63,14 @@ class TrainSettings(_Section):
         description="GRPO: a patch that breaks a PASS_TO_PASS test earns its grade minus this (-0.5 for an "
         "unresolved one), so breaking working code is worse than changing nothing; 0 = the grade alone.",
     )
+    init_from: Literal["base", "champion"] = Field(
+        "base",
+        description="Where every candidate starts. base = the base policy, fine-tuned on all the verified traffic "
+        "curate hands it (this cycle's snapshots and the `curate.replay_snapshots` replayed ones): expert iteration as "
+        "ReST-EM runs it, each round from the base, so a candidate never inherits the last one's over-fitting; "
+        "champion = continue from the serving model (in the default demo, continued SFT from a promoted champion "
+        "lost 10 of its 17 solved bugs: BENCHMARKS.md).",
+    )
     max_steps: int = Field(32, gt=0, description="Optimizer steps per run (32 SFT steps of 4 on the base: ~45 CPU s).")
     learning_rate: float = Field(5e-4, gt=0, description="Optimizer learning rate (TRL's, every method).")
     batch_size: int = Field(

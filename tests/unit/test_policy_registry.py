@@ -148,3 +148,16 @@ def test_the_base_becomes_the_first_champion_and_never_replaces_a_trained_one(cf
     later, made = registry.register_base(cfg, base_policy)
     assert not made and registry.champion_version(cfg).version == trained  # never over a trained champion
     assert [m.why for m in registry.champion_history(cfg)][:1] == ["the base policy: the first champion"]
+
+
+def test_a_candidate_starts_from_the_base_unless_told_to_continue_from_the_champion(cfg):
+    from models.policy import base_policy_dir
+    from models.train import starting_point
+
+    assert starting_point(cfg) == ("base", base_policy_dir(cfg))  # no champion yet
+    trained = _version(cfg, "trained")
+    registry.set_champion(cfg, trained, why="promoted")
+    assert starting_point(cfg) == ("base", base_policy_dir(cfg))  # the default: every round from the base
+    cont = cfg.model_copy(update={"train": cfg.train.model_copy(update={"init_from": "champion"})})
+    parent, path = starting_point(cont)
+    assert parent == trained and json.loads((path / "config.json").read_text()) == {"label": "trained"}
