@@ -84,6 +84,17 @@ class AgentSettings(BaseModel):
             "SWE-agent's autosubmit does; off = such an episode earns reward 0.0 without a test run."
         ),
     )
+    review_on_submit: bool = Field(
+        True,
+        description=(
+            "Before a submit is taken, the visible tests run in the episode's copy. If one that passed at reset fails, "
+            "errors or is gone, the first such submit is refused with an observation naming them (the agent may fix "
+            "or revert and submit again); a second while they still fail submits no change, the single-answer "
+            "scaffold's rule (scaffold.visible_tests): a patch known to break a passing test is never submitted. "
+            "SWE-agent's review_on_submit, with its second submit made safe. Costs one test run at reset and one per "
+            "submit."
+        ),
+    )
     observation_format: Literal["text"] = Field(
         "text", description="How tool results are written back to the policy (part of the evaluation cache key)."
     )

@@ -58,9 +58,24 @@ def test_a_broken_visible_test_shows_in_the_next_run_then_revert_and_gold_resolv
 
 
 def test_submitting_a_change_that_breaks_a_passing_test_is_not_resolved(tiny):
-    traj = episode(tiny, [GOLD, BREAK_SUB, SUBMIT])
+    traj = episode(tiny, [GOLD, BREAK_SUB, SUBMIT], review_on_submit=False)
     assert traj.result.outcome == "submitted" and traj.result.reward == 0.0
     assert traj.result.p2p_broken == 1
+
+
+def test_a_submit_that_breaks_a_visible_test_is_refused_once_then_submits_no_change(tiny):
+    traj = episode(tiny, [GOLD, BREAK_SUB, SUBMIT, SUBMIT])
+    refused = tool_results(traj)[2]
+    assert refused.startswith("Submit refused: 1 visible test(s)") and "tests/test_ops.py::test_sub" in refused
+    assert "Submitted no change" in tool_results(traj)[3]
+    assert traj.result.outcome == "submitted" and traj.result.patch == ""  # the broken change is not what is graded
+    assert traj.result.reward == 0.0 and traj.result.p2p_broken == 0
+
+
+def test_after_a_refused_submit_the_repaired_change_is_submitted_and_resolves(tiny):
+    traj = episode(tiny, [BREAK_SUB, GOLD, SUBMIT, REVERT_SUB, SUBMIT])
+    assert tool_results(traj)[2].startswith("Submit refused")
+    assert traj.result.outcome == "submitted" and traj.result.reward == 1.0 and "a / b" in traj.result.patch
 
 
 def test_the_hidden_test_is_not_in_the_agents_tree(tiny):
