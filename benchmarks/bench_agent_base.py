@@ -4,8 +4,10 @@ mix, turns, tokens and serving cost per episode, beside the empty-patch and rand
     POSTGAME_HOME=/path/.postgame python benchmarks/bench_agent_base.py [--splits indomain eval holdout] [--limit N]
         [--agent models/base_agent] [--out DIR]
 
-Single-turn: the shipped base answers each task once through the scaffold (models/answer.py: greedy beams, the
-likeliest well-formed edit), graded by the harness. Agent: the agent base plays one greedy episode per task in the
+Single-turn: the shipped base answers each task once through the product's scaffold (models/answer.py: greedy
+beams, the likeliest well-formed edit; with `scaffold.visible_tests`, the default, the first that breaks no visible
+test), graded by the harness. `POSTGAME_SCAFFOLD__VISIBLE_TESTS=false` / `POSTGAME_AGENT__REVIEW_ON_SUBMIT=false`
+measure either side without its check; `--sides single|agent` plays one. Agent: the agent base plays one greedy episode per task in the
 environment (evals/agent/), its first observation the same oracle prompt, its submitted diff graded by the same
 harness. Breakage: instances whose graded patch broke a PASS_TO_PASS test, over all instances of the split (an
 episode that submits nothing, or ends unsubmitted, ships nothing and breaks nothing).
@@ -49,7 +51,15 @@ def _single_turn(cfg, instances, out: Path) -> dict:
 
     policy = Policy(SHIPPED_BASE, name="base", version="single-turn", settings=cfg.policy)
     start = time.perf_counter()
-    answers = submit(policy, [prompt_for(cfg, i) for i in instances], cfg.scaffold, greedy=True)
+    # the product's scaffold: with scaffold.visible_tests (the default) the first beam that breaks no visible test
+    answers = submit(
+        policy,
+        [prompt_for(cfg, i) for i in instances],
+        cfg.scaffold,
+        instances=instances,
+        harness=cfg.eval,
+        greedy=True,
+    )
     report = _grade(cfg, instances, [extract_patch(a.text) for a in answers], out)
     return {
         "resolved": len(report.resolved_ids),
@@ -100,15 +110,19 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--agent", type=Path, default=Path(__file__).resolve().parent.parent / "models" / "base_agent")
     parser.add_argument("--out", type=Path, default=Path("bench-agent-base"))
+    parser.add_argument("--sides", default="single,agent", help="which policies play: single, agent or both")
     args = parser.parse_args()
     cfg = load_config()
     rows = {}
     for split in args.splits:
         instances = sorted(load_split(cfg, split), key=lambda i: i.instance_id)[: args.limit]
+        sides = args.sides.split(",")
         row = {
             "instances": len(instances),
-            "single_turn": _single_turn(cfg, instances, args.out / split / "single"),
-            "agent": _agent(cfg, instances, args.agent, args.out / split / "agent"),
+            "scaffold_visible_tests": cfg.scaffold.visible_tests,
+            "review_on_submit": cfg.agent.review_on_submit,
+            "single_turn": _single_turn(cfg, instances, args.out / split / "single") if "single" in sides else None,
+            "agent": _agent(cfg, instances, args.agent, args.out / split / "agent") if "agent" in sides else None,
             "random_edit": _random_edit(cfg, instances, args.out / split / "random"),
             "empty": 0,
         }
