@@ -116,7 +116,7 @@ def main() -> None:
     rows = {}
     for split in args.splits:
         instances = sorted(load_split(cfg, split), key=lambda i: i.instance_id)[: args.limit]
-        sides = args.sides.split(",")
+        sides = ["single", "agent"] if args.sides == "both" else args.sides.split(",")
         row = {
             "instances": len(instances),
             "scaffold_visible_tests": cfg.scaffold.visible_tests,

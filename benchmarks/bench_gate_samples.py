@@ -46,8 +46,10 @@ def scores(cfg: Config, version: str, k: int, out: Path) -> tuple[dict[str, int]
     return solved, s.cpu_seconds
 
 
-def compare(champion: dict[str, int], candidate: dict[str, int], k: int, sided: str) -> dict:
+def compare(champion: dict[str, int], candidate: dict[str, int], k: int, sided: str, alpha: float) -> dict:
     ids = sorted(set(champion) & set(candidate))
+    if not ids:
+        raise SystemExit("no instance graded for both versions")
     diffs = [candidate[i] - champion[i] for i in ids]
     wins, losses = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
     p = mcnemar_exact(wins, losses, sided=sided) if k == 1 else sign_flip_exact(diffs, sided=sided)
@@ -61,9 +63,9 @@ def compare(champion: dict[str, int], candidate: dict[str, int], k: int, sided: 
         "p_value": p,
         # the gate's own figure (models.promote.decide): exact McNemar power at the loss rate for one answer, the
         # paired test's at the measured spread for K
-        "detectable_gain": detectable_effect(len(ids), sided=sided, loss_rate=losses / len(ids))
+        "detectable_gain": detectable_effect(len(ids), alpha=alpha, sided=sided, loss_rate=losses / len(ids))
         if k == 1
-        else detectable_gain(diffs, k=k, sided=sided),
+        else detectable_gain(diffs, k=k, alpha=alpha, sided=sided),
     }
 
 
@@ -75,6 +77,10 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     cfg = load_config(args.config)
+    if cfg.agent.enabled:
+        raise SystemExit(
+            "agent.enabled: the gate grades one episode per instance there; promote.samples does not apply"
+        )
     resolve(cfg)
     out = cfg.home / "bench" / f"gate-samples-{int(time.time())}"
     ks = [1] + [int(k) for k in args.k.split(",") if int(k) > 1]
@@ -94,7 +100,7 @@ def main() -> None:
                 "champion": a,
                 "candidate": b,
                 "k": k,
-                **compare(cache[a, k][0], cache[b, k][0], k, cfg.promote.sided),
+                **compare(cache[a, k][0], cache[b, k][0], k, cfg.promote.sided, cfg.promote.alpha),
             }
             row["cpu_seconds"] = cache[a, k][1] + cache[b, k][1]
             rows.append(row)

@@ -717,6 +717,7 @@ def train_candidate(
                 "lr": cfg.train.learning_rate,
                 "batch_size": cfg.train.batch_size,
                 "parent_version": parent,
+                "init_from": cfg.train.init_from,
                 "seed": cfg.train.seed,
                 "lora": cfg.train.lora.model_dump_json() if cfg.train.lora else "none",
                 "dataset_sha256": dataset.sha256,
@@ -734,7 +735,9 @@ def train_candidate(
             context="training",
         )
         # train
-        work_dir = cfg.home / "training" / work_key(method, str(parent), dataset.sha256, cfg.train, cfg.policy)
+        # the base by its weights: another base (policy.base_model, the agent base) is other work on the same data
+        start = parent if parent != "base" else f"base:{tree_sha256(parent_dir)}"
+        work_dir = cfg.home / "training" / work_key(method, start, dataset.sha256, cfg.train, cfg.policy)
         result = fit(
             TrainJob(
                 method=method,

@@ -32,12 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evals.agent.verify import PASSING
 from evals.agent.workspace import ToolInputError, Workspace, WorkspaceError, open_workspace, reap
 from evals.harness.evaluator import GradeCache, GradeResult, evaluate
 from evals.harness.instance import Instance
-from evals.harness.patching import patch_paths, safe_restore
-from evals.harness.paths import UnsafePath
 from evals.harness.repoenv import EnvCache
 from postgame.settings.agent import OUTCOMES, AgentSettings
 from postgame.settings.harness import HarnessSettings
@@ -142,8 +139,7 @@ class AgentEnvironment:
         self.close()
         inst = self._resolve(instance if instance is not None else columns.get("instance_id"))
         self._instance, self._steps, self._invalid, self._streak = inst, 0, 0, 0
-        self._passing_at_reset: set[str] | None = None
-        self._refused = False
+        self._withheld = False  # a change the review refused and no later submit cleared: never graded
         self._events: list[ToolEvent] = []
         self._start = time.monotonic()
         self._result = None
@@ -152,14 +148,6 @@ class AgentEnvironment:
         except WorkspaceError as exc:
             self._finish("infra_error", reason=str(exc))
             return f"The environment could not be set up: {exc}"
-        if self.settings.review_on_submit:  # what passes before any change: the review at submit compares with it
-            run = self._ws.run_tests(None, self._step_settings())
-            if run.infra_error or run.timed_out:
-                self._finish(
-                    "infra_error", reason=f"the visible tests could not run at reset: {run.infra_error or 'timeout'}"
-                )
-                return "The environment could not be set up: the visible tests could not run."
-            self._passing_at_reset = {t for t, status in run.statuses.items() if status in PASSING}
         return self._first_observation(inst, self._ws, context)
 
     def _resolve(self, ref: Any) -> Instance:
@@ -264,7 +252,7 @@ class AgentEnvironment:
         assert outcome in OUTCOMES, outcome
         inst = self._instance
         assert inst is not None
-        patch = self._ws.diff() if self._ws is not None else ""
+        patch = self._ws.diff() if self._ws is not None and not self._withheld else ""
         grade: GradeResult | None = None
         reward: float | None = None if outcome == "infra_error" else 0.0
         if outcome == "submitted" or (outcome != "infra_error" and self.settings.grade_unsubmitted):
@@ -340,40 +328,44 @@ class AgentEnvironment:
         return f"exit code {res.returncode}\n{res.output}".rstrip()
 
     def _do_submit(self) -> str:
-        ws = self._workspace
-        patch = ws.diff()
-        broken = self._broken_visible_tests() if self.settings.review_on_submit and patch.strip() else []
-        if broken and not self._refused:
-            self._refused = True
-            shown = ", ".join(broken[:10]) + (f" and {len(broken) - 10} more" if len(broken) > 10 else "")
+        patch = self._workspace.diff()
+        broken = self._review(patch) if self.settings.review_on_submit and patch.strip() else ()
+        if not broken:
+            self._withheld = False
+            files = patch.count("diff --git ")
+            raise _EpisodeEnds("submitted", f"Submitted ({files} file(s) changed). The episode is over.")
+        if not self._withheld:  # the first refusal: the agent may fix or revert
+            self._withheld = True
             return (
-                f"Submit refused: {len(broken)} visible test(s) that passed before your changes fail now: {shown}. "
-                "Fix or revert your edits and run the tests; a submit while they still fail submits no change."
+                f"Submit refused: {_broken_text(broken)}. Fix or revert your edits and run the tests; a submit while "
+                "they still fail submits no change."
             )
-        if broken:  # the second submit with the same breakage: nothing is submitted rather than broken code
-            for rel in patch_paths(patch):
-                try:
-                    safe_restore(ws.copy, ws.base, rel)
-                except UnsafePath:  # a path through a link the agent made: never followed; the grader drops it too
-                    pass
-            raise _EpisodeEnds(
-                "submitted",
-                f"Submitted no change: the changes broke {len(broken)} visible test(s) that passed before. "
-                "The episode is over.",
-            )
-        files = patch.count("diff --git ")
-        raise _EpisodeEnds("submitted", f"Submitted ({files} file(s) changed). The episode is over.")
+        raise _EpisodeEnds(
+            "submitted", f"Submitted no change: {_broken_text(broken)}. The episode is over."
+        )  # `_withheld` makes `_finish` grade the empty patch
 
-    def _broken_visible_tests(self) -> list[str]:
-        """The visible tests that passed at reset and do not now (failed, errored, gone); a run that times out or
-        cannot start breaks them all."""
-        run = self._workspace.run_tests(None, self._step_settings())
-        if run.infra_error:
-            raise _EpisodeEnds("infra_error", f"The test run failed to start: {run.infra_error}")
-        passing = self._passing_at_reset or set()
-        if run.timed_out:
-            return sorted(passing) or ["(the visible tests timed out)"]
-        return sorted(t for t in passing if run.statuses.get(t) not in PASSING)
+    def _review(self, patch: str) -> tuple[str, ...]:
+        """What keeps `patch` from being submitted: the visible tests that passed at base and do not with it, or why
+        they could not tell (`evals.agent.verify.VisibleTests`: a fresh copy with the tests as the task gave them, so
+        the agent's own edits to its tests count for nothing here, as in grading); () when it may be submitted."""
+        from evals.agent.verify import VisibleTests
+
+        assert self._instance is not None
+        try:
+            with VisibleTests(self._instance, self._step_settings(), repos_dir=self.repos_dir) as tests:
+                verdict = tests.check(patch)
+        except WorkspaceError as exc:
+            raise _EpisodeEnds("infra_error", f"The visible tests could not be set up: {exc}") from exc
+        if verdict.passed:
+            return ()
+        return verdict.broken or (f"({verdict.reason})",)
+
+
+def _broken_text(broken: tuple[str, ...]) -> str:
+    if len(broken) == 1 and broken[0].startswith("("):
+        return f"the visible tests cannot pass with your changes {broken[0]}"
+    shown = ", ".join(broken[:10]) + (f" and {len(broken) - 10} more" if len(broken) > 10 else "")
+    return f"{len(broken)} visible test(s) that passed before your changes fail now: {shown}"
 
 
 def tests_observation(

@@ -87,12 +87,13 @@ class AgentSettings(BaseModel):
     review_on_submit: bool = Field(
         True,
         description=(
-            "Before a submit is taken, the visible tests run in the episode's copy. If one that passed at reset fails, "
-            "errors or is gone, the first such submit is refused with an observation naming them (the agent may fix "
-            "or revert and submit again); a second while they still fail submits no change, the single-answer "
-            "scaffold's rule (scaffold.visible_tests): a patch known to break a passing test is never submitted. "
-            "SWE-agent's review_on_submit, with its second submit made safe. Costs one test run at reset and one per "
-            "submit."
+            "Before a change is submitted, the visible tests run on it in a fresh copy with the tests as the task "
+            "gave them (evals.agent.verify). If one that passed at base fails, errors or is gone, the first such "
+            "submit is refused with an observation naming them (the agent may fix or revert and submit again); a "
+            "second while they still fail submits no change, and an episode that ends otherwise after a refusal "
+            "grades no change either: the single-answer scaffold's rule (scaffold.visible_tests), a patch known to "
+            "break a passing test is never submitted. SWE-agent's review_on_submit, with its second submit made "
+            "safe. Costs two test runs per submit of a change."
         ),
     )
     observation_format: Literal["text"] = Field(

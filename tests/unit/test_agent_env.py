@@ -72,6 +72,25 @@ def test_a_submit_that_breaks_a_visible_test_is_refused_once_then_submits_no_cha
     assert traj.result.reward == 0.0 and traj.result.p2p_broken == 0
 
 
+def test_the_review_runs_the_tests_the_task_gave_not_the_agents_edits_of_them(tiny):
+    break_test = {"tool": "edit", "args": {"path": "tests/test_ops.py", "search": "== 5", "replace": "== 6"}}
+    weaken = {
+        "tool": "edit",
+        "args": {"path": "tests/test_ops.py", "search": "def test_sub():", "replace": "def _sub():"},
+    }
+    fixed_but_test_broken = episode(tiny, [GOLD, break_test, SUBMIT])
+    assert fixed_but_test_broken.result.outcome == "submitted" and fixed_but_test_broken.result.reward == 1.0
+    hidden_breakage = episode(tiny, [BREAK_SUB, weaken, SUBMIT, SUBMIT])
+    assert tool_results(hidden_breakage)[2].startswith("Submit refused")  # test_sub still runs in the review
+    assert hidden_breakage.result.patch == "" and hidden_breakage.result.p2p_broken == 0
+
+
+def test_a_refused_change_is_not_graded_when_the_budget_ends_the_episode(tiny):
+    traj = episode(tiny, [BREAK_SUB, SUBMIT], max_steps=2, grade_unsubmitted=True)
+    assert tool_results(traj)[1].startswith("Submit refused") and traj.result.outcome == "budget_exhausted"
+    assert traj.result.patch == "" and traj.result.p2p_broken == 0  # autosubmit grades nothing, not the broken change
+
+
 def test_after_a_refused_submit_the_repaired_change_is_submitted_and_resolves(tiny):
     traj = episode(tiny, [BREAK_SUB, GOLD, SUBMIT, REVERT_SUB, SUBMIT])
     assert tool_results(traj)[2].startswith("Submit refused")
