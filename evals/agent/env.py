@@ -329,25 +329,23 @@ class AgentEnvironment:
 
     def _do_submit(self) -> str:
         patch = self._workspace.diff()
-        broken = self._review(patch) if self.settings.review_on_submit and patch.strip() else ()
-        if not broken:
+        refused = self._review(patch) if self.settings.review_on_submit and patch.strip() else None
+        if refused is None:
             self._withheld = False
             files = patch.count("diff --git ")
             raise _EpisodeEnds("submitted", f"Submitted ({files} file(s) changed). The episode is over.")
         if not self._withheld:  # the first refusal: the agent may fix or revert
             self._withheld = True
             return (
-                f"Submit refused: {_broken_text(broken)}. Fix or revert your edits and run the tests; a submit while "
-                "they still fail submits no change."
+                f"Submit refused: {refused}. Fix or revert your edits and run the tests; a submit while they still "
+                "fail submits no change."
             )
-        raise _EpisodeEnds(
-            "submitted", f"Submitted no change: {_broken_text(broken)}. The episode is over."
-        )  # `_withheld` makes `_finish` grade the empty patch
+        raise _EpisodeEnds("submitted", f"Submitted no change: {refused}. The episode is over.")  # `_finish`: ""
 
-    def _review(self, patch: str) -> tuple[str, ...]:
-        """What keeps `patch` from being submitted: the visible tests that passed at base and do not with it, or why
-        they could not tell (`evals.agent.verify.VisibleTests`: a fresh copy with the tests as the task gave them, so
-        the agent's own edits to its tests count for nothing here, as in grading); () when it may be submitted."""
+    def _review(self, patch: str) -> str | None:
+        """Why `patch` may not be submitted — the visible tests that passed at base and do not with it, or why they
+        could not tell (`evals.agent.verify.VisibleTests`: a fresh copy with the tests as the task gave them, so the
+        agent's own edits to its tests count for nothing here, as in grading) — or None when it may."""
         from evals.agent.verify import VisibleTests
 
         assert self._instance is not None
@@ -357,15 +355,13 @@ class AgentEnvironment:
         except WorkspaceError as exc:
             raise _EpisodeEnds("infra_error", f"The visible tests could not be set up: {exc}") from exc
         if verdict.passed:
-            return ()
-        return verdict.broken or (f"({verdict.reason})",)
-
-
-def _broken_text(broken: tuple[str, ...]) -> str:
-    if len(broken) == 1 and broken[0].startswith("("):
-        return f"the visible tests cannot pass with your changes {broken[0]}"
-    shown = ", ".join(broken[:10]) + (f" and {len(broken) - 10} more" if len(broken) > 10 else "")
-    return f"{len(broken)} visible test(s) that passed before your changes fail now: {shown}"
+            return None
+        if not verdict.broken:
+            return f"the visible tests cannot pass with your changes ({verdict.reason})"
+        shown = ", ".join(verdict.broken[:10]) + (
+            f" and {len(verdict.broken) - 10} more" if len(verdict.broken) > 10 else ""
+        )
+        return f"{len(verdict.broken)} visible test(s) that passed before your changes fail now: {shown}"
 
 
 def tests_observation(
