@@ -78,12 +78,7 @@ def run_seed(cfg, seed: int, args, out: Path, shared: tuple[list[str], int, int]
     snapshots, sessions, resolved = shared or traffic(args, seed)
     on = [a for s in snapshots for a in ("--snapshot", s)]
     rl = postgame("train", "--mode", args.rl, *on, "--max-steps", str(args.steps), "--seed", str(seed))
-    # SFT's CPU per step from two probes (3 and 9 steps): the difference leaves out the fixed cost of a run.
-    short, long = (postgame("train", "--mode", "sft", *on, "--max-steps", str(n), "--seed", str(seed)) for n in (3, 9))
-    per_step = max(1e-3, (long["cost"]["cpu_s"] - short["cost"]["cpu_s"]) / (long["steps"] - short["steps"]))
-    fixed = max(0.0, short["cost"]["cpu_s"] - short["steps"] * per_step)
-    sft_steps = max(1, round((rl["cost"]["cpu_s"] - fixed) / per_step))
-    sft = postgame("train", "--mode", "sft", *on, "--max-steps", str(sft_steps), "--seed", str(seed))
+    sft = sft_at_equal_cpu(on, rl["cost"]["cpu_s"], seed)
     row = {
         "seed": seed,
         "sessions": sessions,
@@ -99,6 +94,16 @@ def run_seed(cfg, seed: int, args, out: Path, shared: tuple[list[str], int, int]
         row[f"{name}_pass1"], row["n"] = pass_at_1(cfg, model_dir, f"{name}-seed{seed}", out, args.limit or None)
     row["seconds"] = round(time.monotonic() - t0, 1)
     return row
+
+
+def sft_at_equal_cpu(on: list[str], cpu_s: float, seed: int) -> dict:
+    """`postgame train --mode sft` on the snapshots `on` with as many steps as fit in `cpu_s` CPU seconds. SFT's CPU
+    per step comes from two probes (3 and 9 steps): the difference leaves out the fixed cost of a run."""
+    short, long = (postgame("train", "--mode", "sft", *on, "--max-steps", str(n), "--seed", str(seed)) for n in (3, 9))
+    per_step = max(1e-3, (long["cost"]["cpu_s"] - short["cost"]["cpu_s"]) / (long["steps"] - short["steps"]))
+    fixed = max(0.0, short["cost"]["cpu_s"] - short["steps"] * per_step)
+    steps = max(1, round((cpu_s - fixed) / per_step))
+    return postgame("train", "--mode", "sft", *on, "--max-steps", str(steps), "--seed", str(seed))
 
 
 def candidate_dir(cfg, run_id: str) -> str:

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from models import checkpoints
 from postgame.config import Config, PolicySettings, TrainSettings
 from postgame.curate import CuratedDataset, load_rows, rows_of
+from postgame.settings.agent import AgentSettings
 
 if TYPE_CHECKING:
     from transformers import TrainerCallback
@@ -156,6 +157,7 @@ class TrainJob:
     on_metrics: MetricsSink | None = None
     callbacks: Sequence[Any] = ()
     tools: list[dict] | None = None  # the agent's tool schemas: sft on trajectories renders them as traffic did
+    rollout: Any = None  # GRPO in the environment: a models.rollout.EpisodeRollout (TRL's rollout_func)
 
 
 # --- the data order ------------------------------------------------------------------------------------------------
@@ -223,6 +225,7 @@ class _Recorded(_TrainerHost):
     postgame_usage: Usage
     postgame_started: tuple[float, float] = (0.0, 0.0)
     postgame_prior: Usage
+    postgame_batch: list[str]
 
     def postgame_setup(self, *, plan_sha: str, keep: int, group: int, resume: Path | None) -> None:
         self.postgame_plan_sha, self.postgame_keep, self.postgame_group = plan_sha, keep, group
@@ -257,8 +260,10 @@ class _Recorded(_TrainerHost):
         return super().training_step(model, inputs, num_items_in_batch)
 
     def _generate_and_score_completions(self, inputs):  # GRPO only
+        self.postgame_batch = [row.get("instance_id") for row in inputs]  # what an episode rollout plays
         out = super()._generate_and_score_completions(inputs)
-        generated = int(out["completion_mask"].sum())
+        mask = out["completion_mask"] * out["tool_mask"] if "tool_mask" in out else out["completion_mask"]
+        generated = int(mask.sum())  # the model's tokens: an episode's tool results are not generated
         self.postgame_usage.tokens_generated += generated
         self.postgame_usage.tokens_trained += generated + int(out["prompt_mask"].sum())
         return out
@@ -457,9 +462,14 @@ def _build_grpo(job: TrainJob, model, tokenizer, common: dict, dataset):
     from trl import GRPOConfig, GRPOTrainer
 
     s = job.settings
-    reward = job.reward_fn
-    if reward is None:
-        raise ValueError("grpo needs a reward function (train.reward)")
+    if job.rollout is not None:  # whole episodes in the environment (models/rollout.py)
+        from models.rollout import episode_reward
+
+        reward, extra = episode_reward, {"rollout_func": job.rollout}
+    elif job.reward_fn is not None:
+        reward, extra = job.reward_fn, {}
+    else:
+        raise ValueError("grpo needs a reward function (train.reward) or an episode rollout")
     vllm: dict[str, Any] = (
         dict(use_vllm=True, vllm_mode="colocate", vllm_gpu_memory_utilization=s.vllm_gpu_memory_utilization)
         if s.use_vllm
@@ -481,6 +491,7 @@ def _build_grpo(job: TrainJob, model, tokenizer, common: dict, dataset):
         processing_class=tokenizer,
         train_dataset=dataset,
         peft_config=_peft_config(s),
+        **extra,
     )
 
 
@@ -546,8 +557,16 @@ def training_rows(method: str, rows: list[dict], settings: TrainSettings, *, tra
 # --- one training run: fit -----------------------------------------------------------------------------------------
 
 
-def work_key(method: str, parent: str, dataset_sha256: str, settings: TrainSettings, policy: PolicySettings) -> str:
-    """What a run learns from and how: the same key after a kill means the same run, resumed."""
+def work_key(
+    method: str,
+    parent: str,
+    dataset_sha256: str,
+    settings: TrainSettings,
+    policy: PolicySettings,
+    agent: AgentSettings | None = None,
+) -> str:
+    """What a run learns from and how: the same key after a kill means the same run, resumed. An agent's run also
+    depends on its environment (the tools it renders, the limits its episodes run under)."""
     spec = json.dumps(
         {
             "method": method,
@@ -555,6 +574,7 @@ def work_key(method: str, parent: str, dataset_sha256: str, settings: TrainSetti
             "data": dataset_sha256,
             "train": settings.model_dump(mode="json"),
             "sampling": [policy.max_new_tokens, policy.temperature, policy.max_prompt_tokens],
+            **({"agent": agent.model_dump(mode="json")} if agent is not None else {}),
         },
         sort_keys=True,
     )
@@ -708,7 +728,9 @@ def train_candidate(
             f"{method!r} (sft {dataset.sft_examples}, dpo {dataset.dpo_pairs}, grpo {dataset.prompts})"
         )
     parent, parent_dir = starting_point(cfg)
-    reward = get_reward(cfg.train.reward)(cfg, {r["instance_id"] for r in rows}) if method == "grpo" else None
+    ids = {r["instance_id"] for r in rows}
+    rollout = episode_rollout(cfg, ids) if method == "grpo" and agent else None
+    reward = get_reward(cfg.train.reward)(cfg, ids) if method == "grpo" and rollout is None else None
     with mlflow.start_run(run_id=run_id) as run:
         mlflow.log_params(
             {
@@ -737,7 +759,11 @@ def train_candidate(
         # train
         # the base by its weights: another base (policy.base_model, the agent base) is other work on the same data
         start = parent if parent != "base" else f"base:{tree_sha256(parent_dir)}"
-        work_dir = cfg.home / "training" / work_key(method, start, dataset.sha256, cfg.train, cfg.policy)
+        work_dir = (
+            cfg.home
+            / "training"
+            / work_key(method, start, dataset.sha256, cfg.train, cfg.policy, cfg.agent if agent else None)
+        )
         result = fit(
             TrainJob(
                 method=method,
@@ -750,6 +776,7 @@ def train_candidate(
                 on_metrics=_mlflow_sink(run.info.run_id),
                 callbacks=(step_progress(progress, cfg.train.max_steps),) if progress else (),
                 tools=_tool_schemas(cfg) if agent else None,
+                rollout=rollout,
             )
         )
         usd = result.usage.usd(cfg.cost.usd_per_cpu_hour, cfg.cost.usd_per_gpu_hour)
@@ -801,6 +828,29 @@ def starting_point(cfg: Config) -> tuple[str, Path]:
     if champion is None:
         return "base", base_policy_dir(cfg)
     return champion.version, Path(registry.download_version(cfg, champion.version))
+
+
+def episode_rollout(cfg: Config, instance_ids: set[str]):
+    """GRPO's rollout for an agent: an episode per completion in the environment evaluation uses, on the train
+    split's instances, its first observation the oracle prompt traffic and evaluation give (models/rollout.py)."""
+    import functools
+
+    from evals.agent import make_environment
+    from evals.factory.instances import load_split, prompt_for
+    from models.rollout import EpisodeRollout
+
+    instances = {i.instance_id: i for i in load_split(cfg, "train") if i.instance_id in instance_ids}
+    return EpisodeRollout(
+        instances,
+        functools.partial(make_environment, cfg.agent, cfg.eval),
+        tools=_tool_schemas(cfg),
+        contexts={iid: prompt_for(cfg, inst) for iid, inst in instances.items()},
+        max_len=cfg.policy.max_position_embeddings,
+        max_new_tokens=cfg.policy.max_new_tokens,
+        temperature=cfg.policy.temperature,
+        breakage_penalty=cfg.train.breakage_penalty,
+        truncated=cfg.train.truncated_episodes,
+    )
 
 
 def _tool_schemas(cfg: Config) -> list[dict]:

@@ -196,6 +196,12 @@ class AgentEnvironment:
                 self._finish("invalid_actions", reason="the rollout stopped calling tools without submitting")
         return self.result().reward
 
+    def exhaust(self, reason: str) -> None:
+        """End the episode `budget_exhausted` for a limit the environment does not keep itself (a rollout's context
+        window full): graded as any unsubmitted episode is."""
+        if self._result is None:
+            self._finish("budget_exhausted", reason=reason)
+
     # -- one call ---------------------------------------------------------------------------------------------------
     def step(self, name: str, arguments: Mapping[str, Any] | None = None) -> Step:
         """Call tool `name` with `arguments` (a JSON object's worth); an unknown tool or arguments that do not fit

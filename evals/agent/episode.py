@@ -116,20 +116,7 @@ def run_episode(
         turns += 1
         prompt_tokens += turn.prompt_tokens
         completion_tokens += turn.completion_tokens
-        message = {"role": "assistant", "content": turn.message.get("content")}
-        calls = turn.message.get("tool_calls") or []
-        if calls:
-            message["tool_calls"] = calls
-        messages.append(message)
-        if not calls:
-            messages.append({"role": "user", "content": env.invalid("the reply has no tool call")})
-            continue
-        for call in calls:
-            fn = call.get("function", {})
-            obs = _dispatch(env, fn.get("name", ""), fn.get("arguments", ""))
-            messages.append(
-                {"role": "tool", "tool_call_id": call.get("id", ""), "name": fn.get("name", ""), "content": obs}
-            )
+        take_turn(env, messages, turn.message)
     if not env.done:
         env.get_reward()  # ends it: the policy stopped before the environment did
     return Trajectory(
@@ -142,6 +129,25 @@ def run_episode(
         getattr(policy, "name", ""),
         list(env.tool_names),
     )
+
+
+def take_turn(env: AgentEnvironment, messages: list[dict[str, Any]], turn: dict[str, Any]) -> None:
+    """Append the assistant message `turn` and what the environment answers: a tool message per call, or a user
+    message saying the reply had no tool call (an invalid call)."""
+    message = {"role": "assistant", "content": turn.get("content")}
+    calls = turn.get("tool_calls") or []
+    if calls:
+        message["tool_calls"] = calls
+    messages.append(message)
+    if not calls:
+        messages.append({"role": "user", "content": env.invalid("the reply has no tool call")})
+        return
+    for call in calls:
+        fn = call.get("function", {})
+        obs = _dispatch(env, fn.get("name", ""), fn.get("arguments", ""))
+        messages.append(
+            {"role": "tool", "tool_call_id": call.get("id", ""), "name": fn.get("name", ""), "content": obs}
+        )
 
 
 def _dispatch(env: AgentEnvironment, name: str, arguments: Any) -> str:

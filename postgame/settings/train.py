@@ -63,6 +63,13 @@ class TrainSettings(_Section):
         description="GRPO: a patch that breaks a PASS_TO_PASS test earns its grade minus this (-0.5 for an "
         "unresolved one), so breaking working code is worse than changing nothing; 0 = the grade alone.",
     )
+    truncated_episodes: Literal["mask", "score"] = Field(
+        "mask",
+        description="GRPO in the environment (agent.enabled): an episode cut by a limit rather than ended by the "
+        "policy (budget_exhausted, timeout, the context window full). mask = out of the loss like an infrastructure "
+        "error (DeepSWE's compact filtering: a cut episode says nothing of whether its approach would have worked); "
+        "score = the environment's reward (0.0, or the grade with agent.grade_unsubmitted).",
+    )
     init_from: Literal["base", "champion"] = Field(
         "base",
         description="Where every candidate starts. base = the base policy, fine-tuned on all the verified traffic "
