@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 RewardFn = Callable[..., list[float | None]]
 MetricsSink = Callable[[int, dict[str, float]], None]
 EXAMPLE_ID = "example_id"
+PREFERENCE_MASKS = ("chosen_masks", "rejected_masks")  # trajectory DPO: each side's assistant mask
 # TRL's log keys → the names the issue and the MLflow curves use; other numeric keys are logged as TRL names them.
 METRIC_NAMES = {
     "reward": "reward_mean",
@@ -210,6 +211,7 @@ if TYPE_CHECKING:
         def _generate_and_score_completions(self, inputs: Any) -> Any: ...  # GRPOTrainer only
         def _get_output_dir(self, trial: Any) -> Any: ...
         def _save_checkpoint(self, model: Any, trial: Any) -> None: ...
+        def _prepare_dataset(self, dataset: Any, *args: Any, **kwargs: Any) -> Any: ...
 
 else:
     _TrainerHost = object  # at run time the trainer class comes after the mixin in the MRO (`_recorded`)
@@ -246,7 +248,12 @@ class _Recorded(_TrainerHost):
     def _set_signature_columns_if_needed(self):
         super()._set_signature_columns_if_needed()
         if self._signature_columns is not None and EXAMPLE_ID not in self._signature_columns:
-            self._signature_columns = [*self._signature_columns, EXAMPLE_ID]
+            self._signature_columns = [*self._signature_columns, EXAMPLE_ID, *PREFERENCE_MASKS]
+
+    def _prepare_dataset(self, dataset, *args, **kwargs):  # DPO: trajectory pairs come tokenised, with their masks
+        if "prompt_ids" in (getattr(dataset, "column_names", None) or []):
+            return dataset
+        return super()._prepare_dataset(dataset, *args, **kwargs)
 
     def training_step(self, model, inputs, num_items_in_batch=None):
         if isinstance(inputs, list):  # GRPO: the raw rows, each prompt repeated num_generations times
@@ -410,6 +417,53 @@ def trajectory_features(tokenizer, rows: list[dict], tools: list[dict] | None) -
     return out
 
 
+def preference_features(tokenizer, rows: list[dict], tools: list[dict] | None) -> list[dict]:
+    """Trajectory pairs (`chosen_messages` / `rejected_messages`, curated from the same task) as DPO's token ids: the
+    prompt is what the two conversations share, each side the rest with its assistant mask, so the preference is
+    scored on the policy's turns only, never on a tool result."""
+    out = []
+    for row in rows:
+        chosen, rejected = (
+            trajectory_features(tokenizer, [{EXAMPLE_ID: row[EXAMPLE_ID], "messages": row[side]}], tools)[0]
+            for side in ("chosen_messages", "rejected_messages")
+        )
+        c, r = chosen["input_ids"], rejected["input_ids"]
+        shared = next((n for n, (a, b) in enumerate(zip(c, r)) if a != b), min(len(c), len(r)))
+        c_mask, r_mask = chosen["assistant_masks"][shared:], rejected["assistant_masks"][shared:]
+        out.append(
+            {
+                EXAMPLE_ID: row[EXAMPLE_ID],
+                "prompt_ids": c[:shared],
+                "chosen_ids": c[shared:],
+                "rejected_ids": r[shared:],
+                "chosen_masks": c_mask,
+                "rejected_masks": r_mask,
+            }
+        )
+    return out
+
+
+class _AssistantOnlyPreferences:
+    """Wraps TRL's preference collator: its completion mask (every token after the prompt) becomes the assistant
+    mask of each side, truncated and padded as TRL truncates and pads the ids."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __call__(self, examples: list[dict]):
+        import torch
+
+        out = self.inner(examples)
+        masks = [[0] * len(e["prompt_ids"]) + list(e["chosen_masks"]) for e in examples]
+        masks += [[0] * len(e["prompt_ids"]) + list(e["rejected_masks"]) for e in examples]
+        limit = self.inner.max_length
+        if limit is not None:
+            masks = [m[:limit] if self.inner.truncation_mode == "keep_start" else m[-limit:] for m in masks]
+        width = out["completion_mask"].shape[1]
+        out["completion_mask"] = torch.tensor([m + [0] * (width - len(m)) for m in masks], dtype=torch.long)
+        return out
+
+
 def _build_sft(job: TrainJob, model, tokenizer, common: dict, dataset):
     from trl import SFTConfig, SFTTrainer
 
@@ -449,13 +503,22 @@ def _build_dpo(job: TrainJob, model, tokenizer, common: dict, dataset):
         train_sampling_strategy="sequential",
         **losses,
     )
-    return _recorded(DPOTrainer)(
+    trajectories = "prompt_ids" in dataset.column_names  # tokenised here, with assistant masks
+    columns = (
+        ["prompt_ids", "chosen_ids", "rejected_ids", *PREFERENCE_MASKS]
+        if trajectories
+        else ["prompt", "chosen", "rejected"]
+    )
+    trainer = _recorded(DPOTrainer)(
         model=model,
         args=args,
         processing_class=tokenizer,
         peft_config=_peft_config(job.settings),
-        train_dataset=dataset.select_columns([EXAMPLE_ID, "prompt", "chosen", "rejected"]),
+        train_dataset=dataset.select_columns([EXAMPLE_ID, *columns]),
     )
+    if trajectories:
+        trainer.data_collator = _AssistantOnlyPreferences(trainer.data_collator)
+    return trainer
 
 
 def _build_grpo(job: TrainJob, model, tokenizer, common: dict, dataset):
@@ -546,11 +609,13 @@ def choose_method(settings: TrainSettings, rows: list[dict]) -> str:
 
 def training_rows(method: str, rows: list[dict], settings: TrainSettings, *, trajectories: bool = False) -> list[dict]:
     """The curated rows the mode trains on (GRPO: the first `max_prompts`, varied outcomes first). An agent
-    (`trajectories`) learns sft from whole trajectories only, a single-turn policy from single answers only: each
-    keeps the form it acts in."""
+    (`trajectories`) learns sft and dpo from whole trajectories only, a single-turn policy from single answers only:
+    each keeps the form it acts in."""
     chosen = rows_of(rows, get_trainer(method).kind)
     if method == "sft":
         chosen = [r for r in chosen if bool(r.get("messages")) == trajectories]
+    elif method == "dpo":
+        chosen = [r for r in chosen if bool(r.get("chosen_messages")) == trajectories]
     return chosen[: settings.max_prompts] if method == "grpo" else chosen
 
 
@@ -620,6 +685,8 @@ def fit(job: TrainJob) -> TrainResult:
     step_metrics = _StepMetrics(job.on_metrics)
     if job.method == "sft" and plan[0].get("messages"):
         data = Dataset.from_list(trajectory_features(tokenizer, plan, job.tools))
+    elif job.method == "dpo" and plan[0].get("chosen_messages"):
+        data = Dataset.from_list(preference_features(tokenizer, plan, job.tools))
     else:
         data = Dataset.from_list(plan)
     trainer = spec.build(job, model, tokenizer, common, data)

@@ -10,7 +10,9 @@ against it). The harness is the filter; per train instance, from its sessions in
          whole conversation as logged (OpenAI chat-completions messages: `tool_calls`, `tool_call_id` and null
          contents intact), for a trainer that learns from the trajectory (assistant-only loss).
 - `dpo`  pairs from the same task: a verified answer (`chosen`) against an answer that failed (unresolved or
-         abandoned) or that the user rejected (`rejected`); at most `curate.max_pairs_per_task` per task.
+         abandoned) or that the user rejected (`rejected`); at most `curate.max_pairs_per_task` per task. When both
+         sessions are schema-v2 trajectories, also `chosen_messages` / `rejected_messages` (each whole conversation):
+         trajectory DPO for an agent.
 - `grpo` one row per task: `prompt` with its traffic outcomes (`sessions`, `resolved`, `variance` = p(1-p) of the
          resolved share; sessions with an infrastructure `error` are not outcomes). Sorted by variance, highest first:
          GRPO learns only where sampled outcomes differ, and traffic says where that is likely.
@@ -149,6 +151,11 @@ def build_rows(
                 "prompt": g.prompt,
                 "chosen": g.answer,
                 "rejected": b.answer or "",
+                **(
+                    {"chosen_messages": g.messages, "rejected_messages": b.messages}
+                    if g.messages is not None and b.messages is not None
+                    else {}
+                ),
             }
             for g, b in pairs
         ]
