@@ -65,6 +65,13 @@ def template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def render_chat(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict] | None, *, generation: bool) -> str:
+    """The conversation as the tokenizer's chat template renders it with `tools=` (and the generation prompt)."""
+    return tokenizer.apply_chat_template(
+        template_messages(messages), tools=tools or None, add_generation_prompt=generation, tokenize=False
+    )
+
+
 def _edit_blocks(text: str) -> list:
     from evals.harness.searchreplace import SearchReplaceError, is_search_replace, parse_edits
 
@@ -184,9 +191,7 @@ class ChatPolicy:
 
     def render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
         _, tok = self._load()
-        return tok.apply_chat_template(
-            template_messages(messages), tools=tools or None, add_generation_prompt=True, tokenize=False
-        )
+        return render_chat(tok, messages, tools, generation=True)
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
         engine, tok = self._load()

@@ -34,6 +34,7 @@ from typing import Any
 from evals.agent.env import AgentEnvironment
 from evals.agent.episode import SYSTEM_PROMPT, take_turn
 from evals.harness.instance import Instance
+from models.agent import render_chat as render
 from postgame.settings.agent import OUTCOMES
 
 Sampler = Callable[[list[int]], list[int]]  # token ids so far -> the turn's new token ids (up to its end token)
@@ -64,14 +65,6 @@ class EpisodeTokens:
     def truncated(self) -> bool:
         """Cut by a limit rather than ended by the policy."""
         return self.context_full or self.outcome in TRUNCATED
-
-
-def render(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict] | None, *, generation: bool) -> str:
-    from models.agent import template_messages
-
-    return tokenizer.apply_chat_template(
-        template_messages(messages), tools=tools or None, add_generation_prompt=generation, tokenize=False
-    )
 
 
 def answer_tokens(tokenizer: Any, messages: list[dict[str, Any]], turn_end: int, tools: list[dict] | None) -> list[int]:
