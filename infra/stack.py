@@ -33,7 +33,15 @@ from pathlib import Path
 from infra import postgres
 from postgame.config import Config, mask_url
 from postgame.errors import StackError
-from postgame.runtime import EMBEDDED_S3_KEY, EMBEDDED_S3_SECRET, forget, process_alive, running_stack, stack_state_file
+from postgame.runtime import (
+    EMBEDDED_BUCKET,
+    EMBEDDED_S3_KEY,
+    EMBEDDED_S3_SECRET,
+    forget,
+    process_alive,
+    running_stack,
+    stack_state_file,
+)
 
 SERVICES = ("s3", "mlflow", "prefect")
 DATABASE = "postgres"  # the local PostgreSQL, started before the services that use it
@@ -224,7 +232,49 @@ def _database_spec(cfg: Config, db: postgres.Database) -> ServiceSpec:
 
 
 def _healthy(cfg: Config, spec: ServiceSpec) -> bool:
-    return postgres.ready(cfg) if spec.name == DATABASE else healthy(spec.health_url)
+    if spec.name == DATABASE:
+        return postgres.ready(cfg)
+    if spec.name == "s3":
+        return healthy(spec.health_url) and s3_serves(cfg, spec.url)
+    return healthy(spec.health_url)
+
+
+S3_PROBE_KEY = "_health/probe"  # a prefix nothing of postgame lists (logs, tasks, claims, projects all have their own)
+
+
+def s3_serves(cfg: Config, endpoint: str) -> bool:
+    """SeaweedFS answers `/healthz` before its filer and volume server serve objects: a GetObject right after a start
+    failed with InternalError. Ready means a probe object written, read back and deleted, in the stack's own bucket
+    (not a bucket of its own: each SeaweedFS bucket is a collection that grows volumes)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from postgame.store import S3Store
+
+    key, secret = _s3_credentials(cfg)
+    probe = S3Store(
+        _stack_bucket(cfg),
+        endpoint_url=endpoint,
+        access_key_id=key,
+        secret_access_key=secret,
+        connect_timeout=2.0,
+        max_attempts=1,
+    )
+    data = str(time.time_ns()).encode()
+    try:
+        probe.put(S3_PROBE_KEY, data)
+        same = probe.get(S3_PROBE_KEY) == data
+        probe.delete(S3_PROBE_KEY)
+    except (BotoCoreError, ClientError):
+        return False
+    return same
+
+
+def _stack_bucket(cfg: Config) -> str:
+    """The bucket postgame keeps on the local SeaweedFS: the configured one when the store is on it, else the
+    embedded default."""
+    if cfg.store.uri.startswith("s3://") and not cfg.store.endpoint_url:
+        return cfg.store.uri.removeprefix("s3://").split("/", 1)[0]
+    return EMBEDDED_BUCKET
 
 
 def _with_auth(cfg: Config, specs: dict[str, ServiceSpec]) -> None:
@@ -294,12 +344,19 @@ def healthy(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
-def _write_s3_identities(cfg: Config) -> None:
-    """SeaweedFS's S3 gateway accepts only these credentials (embedded defaults, or the configured ones)."""
+def _s3_credentials(cfg: Config) -> tuple[str, str]:
+    """The one identity the local SeaweedFS accepts: the configured credentials, else the environment's, else the
+    embedded defaults."""
     key = cfg.store.access_key_id.get_secret_value() or os.environ.get("AWS_ACCESS_KEY_ID") or EMBEDDED_S3_KEY
     secret = (
         cfg.store.secret_access_key.get_secret_value() or os.environ.get("AWS_SECRET_ACCESS_KEY") or EMBEDDED_S3_SECRET
     )
+    return key, secret
+
+
+def _write_s3_identities(cfg: Config) -> None:
+    """SeaweedFS's S3 gateway accepts only these credentials (embedded defaults, or the configured ones)."""
+    key, secret = _s3_credentials(cfg)
     identities = {
         "identities": [
             {
