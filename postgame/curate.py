@@ -5,12 +5,13 @@ so evaluation never measures what training saw. Every row keeps the prompt the d
 `evals.prompts` rendering that simulation, training and evaluation share) and the task id (the RL reward grades
 against it). The harness is the filter; per train instance, from its sessions in time order:
 
-- `sft`  one row per distinct *verified* answer: a session that resolved the task and whose patch the user accepted
-         (or edited) — `prompt`, `completion`; for a schema-v2 session (a tool-using trajectory) also `messages`, its
+- `sft`  one row per distinct *verified* answer: a session that resolved the task, broke no passing test and whose
+         patch the user accepted (or edited) — `prompt`, `completion`; for a schema-v2 session (a tool-using trajectory) also `messages`, its
          whole conversation as logged (OpenAI chat-completions messages: `tool_calls`, `tool_call_id` and null
          contents intact), for a trainer that learns from the trajectory (assistant-only loss).
 - `dpo`  pairs from the same task: a verified answer (`chosen`) against an answer that failed (unresolved or
-         abandoned) or that the user rejected (`rejected`); at most `curate.max_pairs_per_task` per task. When both
+         abandoned) or that the user rejected (`rejected`); at most `curate.max_pairs_per_task` per task, those
+         whose rejected side broke a passing test first (`outcome.tests_broken` > 0, where the log says). When both
          sessions are schema-v2 trajectories, also `chosen_messages` / `rejected_messages` (each whole conversation):
          trajectory DPO for an agent.
 - `grpo` one row per task: `prompt` with its traffic outcomes (`sessions`, `resolved`, `variance` = p(1-p) of the
@@ -73,14 +74,21 @@ class _Attempt:
     status: str
     feedback: str
     messages: list[dict] | None = None  # a schema-v2 trajectory, as logged
+    broken: int = 0  # passing tests its patch broke (`outcome.tests_broken`; 0 where the log does not say)
 
     @property
     def verified(self) -> bool:
-        return self.status == "resolved" and self.feedback in ACCEPTED_FEEDBACK and bool(self.answer)
+        return (
+            self.status == "resolved" and self.feedback in ACCEPTED_FEEDBACK and bool(self.answer) and not self.broken
+        )
 
     @property
     def failed(self) -> bool:
-        return self.status in FAILED_STATUSES or (self.status == "resolved" and self.feedback == "rejected")
+        return (
+            self.status in FAILED_STATUSES
+            or (self.status == "resolved" and self.feedback == "rejected")
+            or (self.status == "resolved" and bool(self.broken))
+        )
 
 
 def _attempts(sessions: list[dict], splits: dict[str, str]) -> tuple[dict[str, list[_Attempt]], dict[str, int]]:
@@ -109,9 +117,15 @@ def _attempts(sessions: list[dict], splits: dict[str, str]) -> tuple[dict[str, l
                 status=str(outcome.get("status") or ""),
                 feedback=str(outcome.get("feedback") or "none"),
                 messages=messages if session.get("schema_version") == 2 else None,
+                broken=_count(outcome.get("tests_broken")),
             )
         )
     return by_instance, skipped
+
+
+def _count(value: object) -> int:
+    """A count a log may carry beyond the contract: a non-negative int, else 0 (unknown)."""
+    return value if type(value) is int and value > 0 else 0
 
 
 def build_rows(
@@ -131,6 +145,7 @@ def build_rows(
             if a.verified and all(a.answer != g.answer for g in good):
                 good.append(a)
         bad = [a for a in attempts if a.failed and all(a.answer != g.answer for g in good)]
+        bad.sort(key=lambda a: not a.broken)  # stable: those that broke a passing test first, each in time order
         sft += [
             {
                 "kind": "sft",

@@ -15,6 +15,10 @@ can be checked to the record:
   UTF-8) and half `schema` (a required field missing, an unknown status, a negative token count, messages not a list);
 - secrets: a realistic fake secret (AWS key, GitHub token, private key, bearer token, password in a URL, e-mail)
   leaked into a tool message; ingest must redact it. Which session holds which kind is recorded.
+
+Each graded session's outcome also says how many passing tests its patch broke, `tests_broken` (the harness's
+PASS_TO_PASS failures): a field beyond the contract, kept by ingest like any unknown field, that curate reads when a
+log has it (a DPO pair then prefers a rejected side that broke a test).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from evals.factory.instances import prompt_files
+from evals.harness.constants import PASS_TO_PASS
 from evals.harness.instance import Instance
 from evals.prompts import SYSTEM_PROMPT, PromptContext, extract_patch, render_prompt
 from postgame.settings.factory import SimulatorSettings
@@ -181,6 +186,12 @@ class _Session:
     prompt_tokens: int
     completion_tokens: int
     latency_ms: float
+    broken: int | None = None  # PASS_TO_PASS tests the patch broke, when it was graded
+
+
+def _broken(tests: dict) -> int | None:
+    """How many PASS_TO_PASS tests a graded patch broke (None when nothing was graded)."""
+    return len(tests[PASS_TO_PASS].get("failure", [])) if PASS_TO_PASS in tests else None
 
 
 def _answer_sessions(
@@ -207,6 +218,7 @@ def _answer_sessions(
                 int(gen.prompt_tokens),
                 int(gen.completion_tokens),
                 float(gen.latency_ms),
+                _broken(getattr(result, "tests_status", None) or {}),
             )
         )
     return out
@@ -235,6 +247,7 @@ def episode_session(record: dict) -> _Session:
         int(record["prompt_tokens"]),
         int(record["completion_tokens"]),
         float(record["seconds"]) * 1000,
+        _broken(tests),
     )
 
 
@@ -349,6 +362,7 @@ def simulate(
                 "tests_passed": sess.passed,
                 "tests_failed": sess.failed,
                 "feedback": _feedback(status, rng),
+                **({} if sess.broken is None else {"tests_broken": sess.broken}),
             },
             "usage": {
                 "prompt_tokens": sess.prompt_tokens,

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 from evals.agent.batch import Script, play_episodes
 from evals.factory.simulate import simulate
+from postgame.contract.arrow import to_record
 from postgame.curate import curate_snapshots, load_rows, rows_of
 from postgame.ingest import load_snapshot, run_ingest
 from postgame.ingest.redact import redact_text
@@ -63,6 +64,7 @@ def test_agent_episodes_are_logged_as_v2_ingested_and_curated_with_their_tool_ca
     tool_text = [m["content"] for r in rows for m in r["messages"] if m["role"] == "tool"]
     assert sum("<REDACTED:" in t for t in tool_text) == 2  # one planted secret per session, in a tool result
     assert all(redact_text(t) == t for t in tool_text)  # nothing left that redaction would change
+    assert [to_record(r)["outcome"]["tests_broken"] for r in rows] == [0, 0]  # beyond the contract, kept for curate
     dataset = curate_snapshots(cfg, [ingested.snapshot_id], {tiny.instance.instance_id: "train"})
     sft = rows_of(load_rows(cfg, dataset), "sft")
     assert sft  # resolved and accepted by the user (the simulated feedback accepts most resolved sessions)

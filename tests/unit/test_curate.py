@@ -6,12 +6,12 @@ from __future__ import annotations
 from postgame.curate import build_rows, rows_of
 
 
-def session(sid, instance_id, status="unresolved", feedback="none", answer="<<patch>>", prompt="fix it"):
+def session(sid, instance_id, status="unresolved", feedback="none", answer="<<patch>>", prompt="fix it", broken=None):
     return {
         "session_id": sid,
         "timestamp": f"2026-11-29T10:00:{sid[-2:]}Z",
         "task": {"instance_id": instance_id},
-        "outcome": {"status": status, "feedback": feedback},
+        "outcome": {"status": status, "feedback": feedback, **({} if broken is None else {"tests_broken": broken})},
         "messages": [
             {"role": "system", "content": "sys"},
             {"role": "user", "content": prompt},
@@ -80,6 +80,27 @@ def test_dpo_pairs_verified_against_failed_on_the_same_task():
         max_pairs_per_task=2,
     )
     assert len(rows_of(capped, "dpo")) == 2
+
+
+def test_breakage_is_in_the_pairs_and_never_in_sft():
+    """Issue 21: a rejected side that broke a passing test (`outcome.tests_broken`, as simulate logs it) is paired
+    first, so the pair cap keeps the lesson "do not break what passes"; a resolved answer that broke one is never an
+    SFT target, only a rejected side."""
+    rows, _ = build_rows(
+        [
+            session("s01", "a", "resolved", "accepted", answer="good", broken=0),
+            session("s02", "a", "unresolved", answer="wrong", broken=0),
+            session("s03", "a", "unresolved", answer="wrong and breaking", broken=2),
+            session("s04", "a", "abandoned", answer="gave up"),
+            session("s05", "a", "resolved", "accepted", answer="resolved but breaking", broken=1),
+            session("s06", "a", "unresolved", answer="odd count", broken=-3),  # not a count: unknown
+        ],
+        SPLITS,
+        100,
+        max_pairs_per_task=3,
+    )
+    assert [r["completion"] for r in rows_of(rows, "sft")] == ["good"]
+    assert [r["rejected"] for r in rows_of(rows, "dpo")] == ["wrong and breaking", "resolved but breaking", "wrong"]
 
 
 def test_grpo_prompts_carry_outcome_variance_highest_first():

@@ -123,6 +123,36 @@ def test_clean_traffic_is_valid_schema_v1_with_real_grades(tmp_path, task):
     assert all(redact_text(line.decode()) == line.decode() for line in lines_of(store, summary.objects))
 
 
+def test_each_graded_session_says_how_many_passing_tests_it_broke(tmp_path, task):
+    """`outcome.tests_broken`: the harness's PASS_TO_PASS failures, which curate reads to pair a breaking answer as
+    DPO's rejected side first (issue 21). An ungraded session (no patch) does not say."""
+    breaking = "total = None\n"  # fixes nothing and breaks `callable(total)`, the passing test
+    answers = iter([answer_for_patch(task.patch, files_for(task)), "Not sure.", None])
+
+    def attempt(prompts: list[str], tasks: list[Instance]) -> list[Gen]:
+        out = []
+        for _ in prompts:
+            text = next(answers, None) or answer_for_patch(diff_file("shop/cart.py", BUGGY, breaking), files_for(task))
+            out.append(Gen(text))
+        return out
+
+    settings = HarnessSettings(timeout_s=60)
+    summary = simulate(
+        [task],
+        attempt,
+        lambda inst, patch: evaluate(inst, patch, repos_dir=None, settings=settings, cache=GradeCache()),
+        sessions=3,
+        store=LocalStore(tmp_path / "store"),
+        settings=SimulatorSettings(),
+        seed=1,
+        now=NOW,
+        files_for=files_for,
+    )
+    outcomes = [json.loads(line)["outcome"] for line in lines_of(LocalStore(tmp_path / "store"), summary.objects)]
+    broken = sorted((o["status"], o.get("tests_broken")) for o in outcomes)
+    assert broken == [("abandoned", None), ("resolved", 0), ("unresolved", 1)]
+
+
 def test_dirt_is_planted_exactly_as_reported(tmp_path, task):
     store = LocalStore(tmp_path / "store")
     knobs = SimulatorSettings(duplicate_rate=0.1, malformed_rate=0.1, secret_rate=0.2, days=3)
