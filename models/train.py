@@ -669,7 +669,7 @@ def fit(job: TrainJob) -> TrainResult:
     common = dict(
         output_dir=str(ckpt_root),
         max_steps=s.max_steps,
-        learning_rate=s.learning_rate,
+        learning_rate=s.rate(job.method),
         per_device_train_batch_size=s.batch_size,
         gradient_accumulation_steps=1,
         seed=s.seed,
@@ -803,7 +803,7 @@ def train_candidate(
             {
                 "method": method,
                 "max_steps": cfg.train.max_steps,
-                "lr": cfg.train.learning_rate,
+                "lr": cfg.train.rate(method),
                 "batch_size": cfg.train.batch_size,
                 "parent_version": parent,
                 "init_from": cfg.train.init_from,
