@@ -27,8 +27,10 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from urllib.parse import urlparse
 
 from infra import postgres
 from postgame.config import Config, mask_url
@@ -55,6 +57,9 @@ WEED_PORT_FLAGS = (
     "filer.port.grpc",
     "s3.port.grpc",
 )
+# Where a starting SeaweedFS's probe objects go: a prefix nothing of postgame lists (logs, tasks, ledger claims and
+# projects have their own).
+S3_PROBE_PREFIX = "_health/probe-"
 
 
 @dataclass
@@ -232,49 +237,62 @@ def _database_spec(cfg: Config, db: postgres.Database) -> ServiceSpec:
 
 
 def _healthy(cfg: Config, spec: ServiceSpec) -> bool:
-    if spec.name == DATABASE:
-        return postgres.ready(cfg)
-    if spec.name == "s3":
-        return healthy(spec.health_url) and s3_serves(cfg, spec.url)
-    return healthy(spec.health_url)
+    """Does the service answer its health check (the database: accept a connection)? Read-only: `status` and an
+    idempotent `up` call it on a running stack."""
+    return postgres.ready(cfg) if spec.name == DATABASE else healthy(spec.health_url)
 
 
-S3_PROBE_KEY = "_health/probe"  # a prefix nothing of postgame lists (logs, tasks, claims, projects all have their own)
+def _started(cfg: Config, spec: ServiceSpec) -> str:
+    """Why a starting service is not up yet ("" once it is): healthy, and for the object store, serving objects."""
+    if not _healthy(cfg, spec):
+        return "no health answer"
+    return s3_probe(cfg, spec.url) if spec.name == "s3" else ""
 
 
-def s3_serves(cfg: Config, endpoint: str) -> bool:
+def s3_probe(cfg: Config, endpoint: str) -> str:
     """SeaweedFS answers `/healthz` before its filer and volume server serve objects: a GetObject right after a start
-    failed with InternalError. Ready means a probe object written, read back and deleted, in the stack's own bucket
-    (not a bucket of its own: each SeaweedFS bucket is a collection that grows volumes)."""
+    failed with InternalError. Serving means a probe object written, read back and deleted in the bucket the stack
+    keeps postgame's store in (not a bucket of its own: each SeaweedFS bucket is a collection that grows volumes),
+    under a key of its own (two probes at once never see each other's). Returns "" when it round-trips, else the
+    error's code (never the credentials). A store that is not on this SeaweedFS is not probed."""
     from botocore.exceptions import BotoCoreError, ClientError
 
     from postgame.store import S3Store
 
+    bucket = _stack_bucket(cfg, endpoint)
+    if bucket is None:
+        return ""
     key, secret = _s3_credentials(cfg)
     probe = S3Store(
-        _stack_bucket(cfg),
+        bucket,
         endpoint_url=endpoint,
         access_key_id=key,
         secret_access_key=secret,
         connect_timeout=2.0,
+        read_timeout=5.0,
         max_attempts=1,
     )
-    data = str(time.time_ns()).encode()
+    name = f"{S3_PROBE_PREFIX}{os.getpid()}-{uuid.uuid4().hex}"
+    data = name.encode()
     try:
-        probe.put(S3_PROBE_KEY, data)
-        same = probe.get(S3_PROBE_KEY) == data
-        probe.delete(S3_PROBE_KEY)
-    except (BotoCoreError, ClientError):
-        return False
-    return same
+        probe.put(name, data)
+        same = probe.get(name) == data
+        probe.delete(name)
+    except ClientError as exc:
+        return str(exc.response.get("Error", {}).get("Code") or "ClientError")
+    except BotoCoreError as exc:
+        return type(exc).__name__
+    return "" if same else "read back other bytes"
 
 
-def _stack_bucket(cfg: Config) -> str:
-    """The bucket postgame keeps on the local SeaweedFS: the configured one when the store is on it, else the
-    embedded default."""
-    if cfg.store.uri.startswith("s3://") and not cfg.store.endpoint_url:
-        return cfg.store.uri.removeprefix("s3://").split("/", 1)[0]
-    return EMBEDDED_BUCKET
+def _stack_bucket(cfg: Config, endpoint: str) -> str | None:
+    """The bucket of postgame's store when it lives on the stack's SeaweedFS at `endpoint` (the embedded default, or
+    an `s3://` store with no endpoint or this one); None when the store is a folder or another S3."""
+    if not cfg.store.uri:
+        return EMBEDDED_BUCKET
+    parsed = urlparse(cfg.store.uri)
+    local = not cfg.store.endpoint_url or cfg.store.endpoint_url.rstrip("/") == endpoint.rstrip("/")
+    return parsed.netloc if parsed.scheme.lower() == "s3" and parsed.netloc and local else None
 
 
 def _with_auth(cfg: Config, specs: dict[str, ServiceSpec]) -> None:
@@ -451,19 +469,21 @@ def _start(cfg: Config, specs: dict[str, ServiceSpec], state: dict, log) -> None
     stack_state_file(cfg).write_text(json.dumps(state, indent=2))
     deadline = time.monotonic() + cfg.stack.start_timeout_s
     pending = dict(specs)
+    why: dict[str, str] = {}
     while pending and time.monotonic() < deadline:
         for name, spec in list(pending.items()):
             pid = state["services"][name]["pid"]
             if not process_alive(pid):
                 down(cfg, log=lambda *_: None)
                 raise StackError(f"{name} exited during start; see {logs / (name + '.log')}")
-            if _healthy(cfg, spec):
+            why[name] = _started(cfg, spec)
+            if not why[name]:
                 log(f"{name:8s} up   {mask_url(spec.url)}")
                 del pending[name]
         time.sleep(0.5)
     if pending:
         down(cfg, log=lambda *_: None)
-        names = ", ".join(pending)
+        names = ", ".join(f"{n} ({why.get(n) or 'not checked'})" for n in pending)
         raise StackError(f"{names} not healthy after {cfg.stack.start_timeout_s:.0f}s; see logs under {logs}")
 
 

@@ -115,6 +115,7 @@ class S3Store:
         secret_access_key: str | None,
         region: str = "us-east-1",
         connect_timeout: float = 5.0,
+        read_timeout: float = 30.0,
         max_attempts: int = 3,
     ):
         import boto3
@@ -130,7 +131,7 @@ class S3Store:
             region_name=region,
             config=BotoConfig(
                 connect_timeout=connect_timeout,
-                read_timeout=30,
+                read_timeout=read_timeout,
                 retries={"max_attempts": max_attempts, "mode": "standard"},
                 s3={"addressing_style": "path"},
             ),

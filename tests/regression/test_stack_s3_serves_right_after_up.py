@@ -13,7 +13,8 @@ import uuid
 import pytest
 from botocore.exceptions import ClientError
 
-from infra.stack import S3_PROBE_KEY
+from infra import stack
+from postgame.errors import StackError
 from tests.support import SeaweedServer, make_config
 
 pytestmark = pytest.mark.services
@@ -60,4 +61,16 @@ def test_objects_written_before_a_restart_are_served_as_soon_as_up_returns(serve
         server.start()
         stores = {bucket: server.store(bucket) for bucket, _ in objects}  # fresh clients, as the next command's
         assert {(bucket, key): stores[bucket].get(key) for bucket, key in objects} == objects
-    assert not server.store().exists(S3_PROBE_KEY)  # the probe cleans up after itself
+    ours = server.store()  # the bucket of the stack's store, which the probes wrote to
+    assert ours.client.head_bucket(Bucket=ours.bucket) and not list(ours.list(stack.S3_PROBE_PREFIX))  # cleaned up
+
+
+def test_up_waits_for_the_probe_and_names_why_it_gave_up(tmp_path, monkeypatch):
+    """The start loop asks the probe, not only `/healthz`: a store that never serves objects is not up, and the
+    error says what the probe met."""
+    (tmp_path / "home").mkdir()
+    server = SeaweedServer(make_config(tmp_path / "home", stack={"start_timeout_s": 8}))
+    monkeypatch.setattr(stack, "s3_probe", lambda cfg, endpoint: "InternalError")
+    with pytest.raises(StackError, match=r"s3 \(InternalError\) not healthy after 8s"):
+        server.start()
+    assert not stack.running_stack(server.cfg)  # and nothing was left running
