@@ -6,9 +6,10 @@ so evaluation never measures what training saw. Every row keeps the prompt the d
 against it). The harness is the filter; per train instance, from its sessions in time order:
 
 - `sft`  one row per distinct *verified* answer: a session that resolved the task, broke no passing test and whose
-         patch the user accepted (or edited) — `prompt`, `completion`; for a schema-v2 session (a tool-using trajectory) also `messages`, its
-         whole conversation as logged (OpenAI chat-completions messages: `tool_calls`, `tool_call_id` and null
-         contents intact), for a trainer that learns from the trajectory (assistant-only loss).
+         patch the user accepted (or edited) — `prompt`, `completion`; for a schema-v2 session (a tool-using
+         trajectory) also `messages`, its whole conversation as logged (OpenAI chat-completions messages:
+         `tool_calls`, `tool_call_id` and null contents intact), for a trainer that learns from the trajectory
+         (assistant-only loss).
 - `dpo`  pairs from the same task: a verified answer (`chosen`) against an answer that failed (unresolved or
          abandoned) or that the user rejected (`rejected`); at most `curate.max_pairs_per_task` per task, those
          whose rejected side broke a passing test first (`outcome.tests_broken` > 0, where the log says). When both

@@ -189,9 +189,15 @@ class _Session:
     broken: int | None = None  # PASS_TO_PASS tests the patch broke, when it was graded
 
 
-def _broken(tests: dict) -> int | None:
-    """How many PASS_TO_PASS tests a graded patch broke (None when nothing was graded)."""
-    return len(tests[PASS_TO_PASS].get("failure", [])) if PASS_TO_PASS in tests else None
+def _broken(grade: Any | None) -> int | None:
+    """How many PASS_TO_PASS tests a graded patch broke: None when nothing was graded or the grading itself failed
+    (an infrastructure error says nothing of the patch), 0 when the patch did not apply (nothing changed), as
+    `evals.agent.env.EpisodeResult.p2p_broken` counts an episode's."""
+    if grade is None or grade.status == "error":
+        return None
+    if not getattr(grade, "patch_applied", True):
+        return 0
+    return len((getattr(grade, "tests_status", None) or {}).get(PASS_TO_PASS, {}).get("failure", []))
 
 
 def _answer_sessions(
@@ -218,7 +224,7 @@ def _answer_sessions(
                 int(gen.prompt_tokens),
                 int(gen.completion_tokens),
                 float(gen.latency_ms),
-                _broken(getattr(result, "tests_status", None) or {}),
+                _broken(result),
             )
         )
     return out
@@ -247,7 +253,7 @@ def episode_session(record: dict) -> _Session:
         int(record["prompt_tokens"]),
         int(record["completion_tokens"]),
         float(record["seconds"]) * 1000,
-        _broken(tests),
+        None if status == "error" else record.get("p2p_broken"),
     )
 
 

@@ -127,7 +127,9 @@ def test_each_graded_session_says_how_many_passing_tests_it_broke(tmp_path, task
     """`outcome.tests_broken`: the harness's PASS_TO_PASS failures, which curate reads to pair a breaking answer as
     DPO's rejected side first (issue 21). An ungraded session (no patch) does not say."""
     breaking = "total = None\n"  # fixes nothing and breaks `callable(total)`, the passing test
-    answers = iter([answer_for_patch(task.patch, files_for(task)), "Not sure.", None])
+    elsewhere = {"shop/cart.py": "def other():\n    pass\n"}  # an edit written for a file that is not the task's
+    stale = answer_for_patch(diff_file("shop/cart.py", elsewhere["shop/cart.py"], "x = 1\n"), elsewhere)
+    answers = iter([answer_for_patch(task.patch, files_for(task)), "Not sure.", stale, None])
 
     def attempt(prompts: list[str], tasks: list[Instance]) -> list[Gen]:
         out = []
@@ -141,16 +143,22 @@ def test_each_graded_session_says_how_many_passing_tests_it_broke(tmp_path, task
         [task],
         attempt,
         lambda inst, patch: evaluate(inst, patch, repos_dir=None, settings=settings, cache=GradeCache()),
-        sessions=3,
+        sessions=4,
         store=LocalStore(tmp_path / "store"),
         settings=SimulatorSettings(),
         seed=1,
         now=NOW,
         files_for=files_for,
     )
-    outcomes = [json.loads(line)["outcome"] for line in lines_of(LocalStore(tmp_path / "store"), summary.objects)]
-    broken = sorted((o["status"], o.get("tests_broken")) for o in outcomes)
-    assert broken == [("abandoned", None), ("resolved", 0), ("unresolved", 1)]
+    records = [json.loads(line) for line in lines_of(LocalStore(tmp_path / "store"), summary.objects)]
+    broken = sorted((r["outcome"]["status"], r["outcome"].get("tests_broken"), bool(r["patch"])) for r in records)
+    # the patch that did not apply broke nothing (its failing tests are the grader's missing ones, not breakage)
+    assert broken == [
+        ("abandoned", None, False),
+        ("resolved", 0, True),
+        ("unresolved", 0, True),
+        ("unresolved", 1, True),
+    ]
 
 
 def test_dirt_is_planted_exactly_as_reported(tmp_path, task):
