@@ -96,14 +96,20 @@ def run_seed(cfg, seed: int, args, out: Path, shared: tuple[list[str], int, int]
     return row
 
 
-def sft_at_equal_cpu(on: list[str], cpu_s: float, seed: int) -> dict:
-    """`postgame train --mode sft` on the snapshots `on` with as many steps as fit in `cpu_s` CPU seconds. SFT's CPU
-    per step comes from two probes (3 and 9 steps): the difference leaves out the fixed cost of a run."""
-    short, long = (postgame("train", "--mode", "sft", *on, "--max-steps", str(n), "--seed", str(seed)) for n in (3, 9))
-    per_step = max(1e-3, (long["cost"]["cpu_s"] - short["cost"]["cpu_s"]) / (long["steps"] - short["steps"]))
-    fixed = max(0.0, short["cost"]["cpu_s"] - short["steps"] * per_step)
+def sft_at_equal_cpu(on: list[str], cpu_s: float, seed: int, mode: str = "sft", cost: tuple | None = None) -> dict:
+    """`postgame train --mode sft` (or `mode`) on the snapshots `on` with as many steps as fit in `cpu_s` CPU seconds,
+    at `cost` = (CPU per step, fixed CPU of a run), measured by `probe_cost` unless given."""
+    per_step, fixed = cost or probe_cost(on, seed, mode)
     steps = max(1, round((cpu_s - fixed) / per_step))
-    return postgame("train", "--mode", "sft", *on, "--max-steps", str(steps), "--seed", str(seed))
+    return postgame("train", "--mode", mode, *on, "--max-steps", str(steps), "--seed", str(seed))
+
+
+def probe_cost(on: list[str], seed: int, mode: str = "sft") -> tuple[float, float]:
+    """(CPU seconds per step, fixed CPU seconds of a run) of `mode`, from two probes (3 and 9 steps): their
+    difference leaves out the fixed cost."""
+    short, long = (postgame("train", "--mode", mode, *on, "--max-steps", str(n), "--seed", str(seed)) for n in (3, 9))
+    per_step = max(1e-3, (long["cost"]["cpu_s"] - short["cost"]["cpu_s"]) / (long["steps"] - short["steps"]))
+    return per_step, max(0.0, short["cost"]["cpu_s"] - short["steps"] * per_step)
 
 
 def candidate_dir(cfg, run_id: str) -> str:
