@@ -25,6 +25,7 @@ import random
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from models.scores import Evaluation, InstanceOutcome, SplitScores
 from postgame.config import Config
@@ -96,9 +97,10 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
     """Everything that can change a grade: the instances (id, base commit, environment), greedy decoding with the
     policy settings and prompt template, and the harness settings that the harness itself keys its grades on."""
     from evals import prompts
+    from evals.agent import visible
     from evals.harness.evaluator import _KEY_EXCLUDE
 
-    payload = {
+    payload: dict[str, Any] = {
         "split": split,
         "instances": [[r["instance_id"], r.get("base_commit", ""), r.get("environment_sha256", "")] for r in records],
         "decoding": {
@@ -111,6 +113,8 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
     }
     if cfg.agent.enabled:  # episodes: the tools, the limits and the observation format change what is graded
         payload["agent"] = cfg.agent.model_dump(mode="json")
+    if cfg.agent.enabled or cfg.scaffold.visible_tests:  # what the visible tests show (evals/agent/visible.py)
+        payload["visible_cut"] = visible.CUT_VERSION
     if cfg.promote.samples > 1:  # K sampled answers per instance instead of the one deterministic answer
         payload["samples"] = {"k": cfg.promote.samples, "seed": cfg.promote.seed}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

@@ -13,7 +13,7 @@ never do. The visible tests run once at base and once per candidate, each a laun
 copy; after each candidate its files are put back from the base. A candidate that edits a test file is not run
 (the grader drops such edits). A candidate passes when it applies and no visible test that passed
 at base fails, errors or goes missing with it. What it cannot see it cannot check: a PASS_TO_PASS test in a file the
-cut hid whole, or a parametrisation of a hidden test.
+cut hid whole, or a case of a parametrised test the cut had to take out whole (`evals.agent.visible`).
 """
 
 from __future__ import annotations

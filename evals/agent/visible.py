@@ -6,13 +6,24 @@ that holds a FAIL_TO_PASS test is rewritten without it (its function or method, 
 source). Where a FAIL_TO_PASS id cannot be cut cleanly (a test not defined by a `def` in that file, a class left
 empty, a file that no longer parses), the whole file is hidden: a hidden test must never leak, and a PASS_TO_PASS test
 the agent cannot see costs only a little signal.
+
+A parametrised test whose FAIL_TO_PASS ids are only some of its cases loses just those cases: the parameter sets of
+its one `@pytest.mark.parametrize` (a literal list or tuple) that pytest would name by those ids are cut from the list
+(and from a literal `ids=` list), and its other cases stay visible, as the repository's existing cases of a test
+stay visible in SWE-bench when the test patch adds new ones. The ids are made as pytest makes them (`IdMaker`: an
+explicit id, else the value for a str, int, float, bool, None or complex, else argname + index), from the source only,
+never by running it. When they cannot be (a value from a variable, stacked or class-level parametrisation, ids that
+collide, one that matches no case), the whole function is cut, as before.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+CUT_VERSION = 2  # what the cut hides; in the evaluation cache key (2: a parametrised test loses only its cases)
 
 
 @dataclass(frozen=True)
@@ -22,19 +33,125 @@ class VisibleFile:
     removed: tuple[str, ...]  # the test names cut out
 
 
-def _split(nodeid: str) -> tuple[str, list[str]]:
+def _split(nodeid: str) -> tuple[str, list[str], str | None]:
+    """(file, [class?, function], the case id in brackets or None)."""
     path, _, rest = nodeid.partition("::")
-    parts = [p.split("[", 1)[0] for p in rest.split("::")] if rest else []
-    return path, parts
+    case = None
+    if "[" in rest and rest.endswith("]"):
+        rest, _, bracket = rest.partition("[")
+        case = bracket[:-1]
+    parts = rest.split("::") if rest else []
+    return path, parts, case
 
 
-def hidden_by_file(fail_to_pass: list[str]) -> dict[str, set[tuple[str, ...]]]:
-    """{test file: {(class?, function) name paths}} of the FAIL_TO_PASS ids (parametrisation dropped)."""
-    out: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+def hidden_cases(fail_to_pass: list[str]) -> dict[str, dict[tuple[str, ...], set[str] | None]]:
+    """{test file: {name path: the FAIL_TO_PASS case ids of that test, or None when the test itself is one}}."""
+    out: dict[str, dict[tuple[str, ...], set[str] | None]] = defaultdict(dict)
     for nodeid in fail_to_pass:
-        path, parts = _split(nodeid)
-        out[path].add(tuple(parts))
+        path, parts, case = _split(nodeid)
+        key = tuple(parts)
+        known = out[path].get(key, set())
+        out[path][key] = None if case is None or known is None else known | {case}
     return dict(out)
+
+
+# --- pytest's ids of a literal parameter list, from the source ------------------------------------------------------
+
+_UNNAMEABLE = object()  # a value whose id pytest makes in a way not reproduced here (bytes, an enum, a class...)
+
+
+def _value_id(node: ast.expr) -> str | None | object:
+    """pytest's id of one parameter value (`IdMaker._idval_from_value`), before its escaping: the text for
+    str/int/float/bool/None/complex literals, None (argname + index) for other literals and containers, _UNNAMEABLE
+    for what it cannot tell."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _UNNAMEABLE  # a name, a call: pytest may name it by its __name__ or str(); never guessed
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, (bool, int, float, complex)):
+        return str(value)
+    if isinstance(value, (tuple, list, dict, set, frozenset)):
+        return None
+    return _UNNAMEABLE  # bytes (escaped otherwise)
+
+
+def _is_call_of(node: ast.expr, name: str) -> bool:
+    func = node.func if isinstance(node, ast.Call) else None
+    return (isinstance(func, ast.Attribute) and func.attr == name) or (isinstance(func, ast.Name) and func.id == name)
+
+
+def _argnames(node: ast.expr) -> list[str] | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [n.strip() for n in node.value.split(",") if n.strip()]
+    if isinstance(node, (ast.List, ast.Tuple)) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+    ):
+        return [e.value for e in node.elts]  # type: ignore[attr-defined]
+    return None
+
+
+def _escaped(text: str) -> str:
+    return text.encode("unicode_escape").decode("ascii")  # pytest's `ascii_escaped` of a str
+
+
+def case_ids(decorator: ast.Call) -> list[str] | None:
+    """The ids pytest gives the cases of `@pytest.mark.parametrize(argnames, [literal list], ids=[...]?)`, in order;
+    None when they cannot be told from the source or collide (pytest would then add counters)."""
+    raw = raw_case_ids(decorator)
+    return None if raw is None else [_escaped(r) for r in raw]
+
+
+def raw_case_ids(decorator: ast.Call) -> list[str] | None:
+    """`case_ids` before pytest escapes them: given as explicit ids, they name the same cases."""
+    if len(decorator.args) < 2 or not isinstance(decorator.args[1], (ast.List, ast.Tuple)):
+        return None
+    names = _argnames(decorator.args[0])
+    if not names:
+        return None
+    explicit: list[ast.expr] | None = None
+    for kw in decorator.keywords:
+        if kw.arg == "ids":
+            if not isinstance(kw.value, (ast.List, ast.Tuple)):
+                return None  # a callable or a variable
+            explicit = list(kw.value.elts)
+    cases = decorator.args[1].elts
+    if explicit is not None and len(explicit) != len(cases):
+        return None
+    ids = []
+    for idx, case in enumerate(cases):
+        given = explicit[idx] if explicit is not None else None
+        if isinstance(case, ast.Call) and _is_call_of(case, "param"):
+            for kw in case.keywords:
+                if kw.arg == "id":
+                    given = kw.value
+            values = list(case.args)
+        elif len(names) == 1:
+            values = [case]
+        elif isinstance(case, (ast.Tuple, ast.List)):
+            values = list(case.elts)
+        else:
+            return None
+        if given is not None and not (isinstance(given, ast.Constant) and given.value is None):
+            if not (isinstance(given, ast.Constant) and isinstance(given.value, str)):
+                return None
+            ids.append(given.value)
+            continue
+        if len(values) != len(names):
+            return None
+        parts = []
+        for name, value in zip(names, values):
+            made = _value_id(value)
+            if made is _UNNAMEABLE:
+                return None
+            parts.append(f"{name}{idx}" if made is None else made)
+        ids.append("-".join(parts))  # type: ignore[arg-type]
+    return ids if len({_escaped(i) for i in ids}) == len(ids) else None
+
+
+def _parametrize_calls(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
+    return [d for d in node.decorator_list if isinstance(d, ast.Call) and _is_call_of(d, "parametrize")]
 
 
 def _span(node: ast.AST) -> tuple[int, int]:
@@ -43,39 +160,143 @@ def _span(node: ast.AST) -> tuple[int, int]:
     return start, node.end_lineno or node.lineno  # type: ignore[attr-defined]
 
 
-def strip_tests(path: str, text: str, names: set[tuple[str, ...]]) -> VisibleFile:
-    """`text` without the tests named by `names` ((func,) or (Class, method)); hidden whole when that fails."""
-    if any(not n for n in names):  # a whole file is FAIL_TO_PASS
+def _cut_cases(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, cases: set[str], known: set[str], at: _Offsets
+) -> tuple[list[_Edit], list[str]] | None:
+    """The edits that cut the parameter sets named by `cases` (FAIL_TO_PASS case ids) from `node`'s parametrize list,
+    and the ids cut; None when the whole function must go (see the module docstring). `known`: every case id the
+    instance names for this test, which the ids made from the source must account for."""
+    calls = _parametrize_calls(node)
+    if len(calls) != 1:
+        return None
+    call = calls[0]
+    raw = raw_case_ids(call)
+    if raw is None:
+        return None
+    ids = [_escaped(r) for r in raw]
+    if not (cases | known) <= set(ids):
+        return None
+    keep = [i for i, case in enumerate(ids) if case not in cases]
+    if not keep:
+        return None
+    # the kept cases keep their ids: given explicitly, a case pytest named by its index is not renamed by the cut
+    # (the next one down would otherwise take a FAIL_TO_PASS case's id)
+    named = ("[" + ", ".join(repr(raw[i]) for i in keep) + "]").encode("utf-8")
+    edits = [at.rewrite(call.args[1], keep)]  # type: ignore[arg-type]
+    given = [kw.value for kw in call.keywords if kw.arg == "ids"]
+    if given:
+        edits.append((*at.span(given[0]), named))
+    else:
+        end = at.span(call.args[1])[1]
+        edits.append((end, end, b", ids=" + named))
+    return edits, sorted(cases)
+
+
+_Edit = tuple[int, int, bytes]  # (start, end, replacement) in the file's UTF-8 bytes
+
+
+class _Offsets:
+    """Byte offsets of AST positions (`col_offset` counts UTF-8 bytes) in one file."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
+
+    def at(self, lineno: int, col: int) -> int:
+        return self.starts[lineno - 1] + col
+
+    def lines(self, first: int, last: int) -> _Edit:
+        """Cut lines first..last (1-based, inclusive)."""
+        end = self.starts[last] if last < len(self.starts) else len(self.data)
+        return self.starts[first - 1], end, b""
+
+    def span(self, node: ast.expr) -> tuple[int, int]:
+        return self.at(node.lineno, node.col_offset), self.at(node.end_lineno or 0, node.end_col_offset or 0)
+
+    def segment(self, node: ast.expr) -> bytes:
+        start, end = self.span(node)
+        return self.data[start:end]
+
+    def rewrite(self, seq: ast.List | ast.Tuple, keep: list[int]) -> _Edit:
+        """`seq` (a literal list or tuple) with only the elements at `keep`."""
+        parts = [self.segment(e) for i, e in enumerate(seq.elts) if i in keep]
+        opening, closing = (b"[", b"]") if isinstance(seq, ast.List) else (b"(", b",)" if len(parts) == 1 else b")")
+        return *self.span(seq), opening + b", ".join(parts) + closing
+
+
+def _is_parametrized(node: ast.ClassDef) -> bool:
+    return any(isinstance(d, ast.Call) and _is_call_of(d, "parametrize") for d in node.decorator_list)
+
+
+def strip_tests(
+    path: str,
+    text: str,
+    names: set[tuple[str, ...]] | dict[tuple[str, ...], set[str] | None],
+    known: dict[tuple[str, ...], set[str]] | None = None,
+) -> VisibleFile:
+    """`text` without the tests named by `names` ((func,) or (Class, method)); hidden whole when that fails. Given
+    as `hidden_cases` gives them ({name path: its FAIL_TO_PASS case ids}), a test only some of whose cases are
+    FAIL_TO_PASS loses those cases only; `known` then holds each test's PASS_TO_PASS case ids."""
+    wanted = names if isinstance(names, dict) else dict.fromkeys(names)
+    if any(not n for n in wanted):  # a whole file is FAIL_TO_PASS
         return VisibleFile(path, None, ())
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return VisibleFile(path, None, ())
-    cuts: list[tuple[int, int]] = []
+    at = _Offsets(text.encode("utf-8"))
+    # module-level marks (`pytestmark = pytest.mark.parametrize(...)`) add ids that are not worked out here
+    marked = any(
+        isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in n.targets)
+        for n in tree.body
+    )
+    edits: list[_Edit] = []
+    removed: list[str] = []
     found: set[tuple[str, ...]] = set()
+
+    def cut(node: ast.FunctionDef | ast.AsyncFunctionDef, key: tuple[str, ...], parametrized_class: bool) -> None:
+        cases = wanted[key]
+        partial = None
+        if cases is not None and not marked and not parametrized_class:
+            partial = _cut_cases(node, cases, (known or {}).get(key, set()), at)
+        if partial is None:
+            edits.append(at.lines(*_span(node)))
+            removed.append("::".join(key))
+        else:
+            edits.extend(partial[0])
+            removed.extend(f"{'::'.join(key)}[{case}]" for case in partial[1])
+        found.add(key)
+
     defs = (ast.FunctionDef, ast.AsyncFunctionDef)
     for node in tree.body:
-        if isinstance(node, defs) and (node.name,) in names:
-            cuts.append(_span(node))
-            found.add((node.name,))
+        if isinstance(node, defs) and (node.name,) in wanted:
+            cut(node, (node.name,), False)
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
-                if isinstance(item, defs) and (node.name, item.name) in names:
-                    cuts.append(_span(item))
-                    found.add((node.name, item.name))
-    if found != names:
+                if isinstance(item, defs) and (node.name, item.name) in wanted:
+                    cut(item, (node.name, item.name), _is_parametrized(node))
+    if found != set(wanted):
         return VisibleFile(path, None, ())
-    lines = text.splitlines(keepends=True)
-    drop = {i for start, end in cuts for i in range(start - 1, end)}
-    kept = "".join(line for i, line in enumerate(lines) if i not in drop)
+    data = at.data
+    for start, end, replacement in sorted(edits, reverse=True):
+        data = data[:start] + replacement + data[end:]
+    kept = data.decode("utf-8")
     try:
         ast.parse(kept)
     except SyntaxError:  # e.g. a class whose only methods were hidden
         return VisibleFile(path, None, ())
-    return VisibleFile(path, kept, tuple(sorted("::".join(n) for n in names)))
+    return VisibleFile(path, kept, tuple(sorted(removed)))
 
 
-def visible_tests(files: dict[str, str], fail_to_pass: list[str]) -> list[VisibleFile]:
-    """Each file of `files` ({path: text}) that holds a FAIL_TO_PASS test, as the agent may see it."""
-    hidden = hidden_by_file(fail_to_pass)
-    return [strip_tests(path, files[path], names) for path, names in sorted(hidden.items()) if path in files]
+def visible_tests(
+    files: dict[str, str], fail_to_pass: list[str], pass_to_pass: Sequence[str] = ()
+) -> list[VisibleFile]:
+    """Each file of `files` ({path: text}) that holds a FAIL_TO_PASS test, as the agent may see it. `pass_to_pass`:
+    the instance's PASS_TO_PASS ids, whose cases a partial cut must account for (without them, only FAIL_TO_PASS's)."""
+    hidden = hidden_cases(fail_to_pass)
+    passing = hidden_cases(list(pass_to_pass))
+    return [
+        strip_tests(path, files[path], names, {k: v or set() for k, v in passing.get(path, {}).items()})
+        for path, names in sorted(hidden.items())
+        if path in files
+    ]

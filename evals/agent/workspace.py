@@ -377,7 +377,7 @@ def open_workspace(
             if rel not in files and (copy / rel).is_file() and not (copy / rel).is_symlink():
                 files[rel] = (copy / rel).read_text(encoding="utf-8", errors="replace")
         hidden: list[str] = []
-        for vf in visible_tests(files, instance.FAIL_TO_PASS):
+        for vf in visible_tests(files, instance.FAIL_TO_PASS, instance.PASS_TO_PASS):
             if vf.text is None:
                 (copy / vf.path).unlink()
                 hidden.append(vf.path)

@@ -1,0 +1,29 @@
+"""The evaluation cache key changes with what the visible tests show: scores cached under an earlier cut of the
+FAIL_TO_PASS tests are never compared with scores made under this one."""
+
+from __future__ import annotations
+
+import pytest
+
+from evals.agent import visible
+from models.evaluate import cache_key
+from postgame.config import load_config
+
+RECORDS = [{"instance_id": "p__p-1", "base_commit": "abc", "environment_sha256": "e1"}]
+
+
+@pytest.mark.parametrize(
+    "agent, visible_tests, keyed",
+    [(True, False, True), (False, True, True), (False, False, False)],
+)
+def test_the_cut_of_the_visible_tests_is_in_the_key_where_they_run(monkeypatch, agent, visible_tests, keyed):
+    cfg = load_config(path=None, env={})
+    cfg = cfg.model_copy(
+        update={
+            "agent": cfg.agent.model_copy(update={"enabled": agent}),
+            "scaffold": cfg.scaffold.model_copy(update={"visible_tests": visible_tests}),
+        }
+    )
+    before = cache_key(cfg, "indomain", RECORDS)
+    monkeypatch.setattr(visible, "CUT_VERSION", visible.CUT_VERSION + 1)
+    assert (cache_key(cfg, "indomain", RECORDS) != before) is keyed
