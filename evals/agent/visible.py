@@ -12,8 +12,10 @@ its one `@pytest.mark.parametrize` (a literal list or tuple) that pytest would n
 (and from a literal `ids=` list), and its other cases stay visible, as the repository's existing cases of a test
 stay visible in SWE-bench when the test patch adds new ones. The ids are made as pytest makes them (`IdMaker`: an
 explicit id, else the value for a str, int, float, bool, None or complex, else argname + index), from the source only,
-never by running it. When they cannot be (a value from a variable, stacked or class-level parametrisation, ids that
-collide, one that matches no case), the whole function is cut, as before.
+never by running it. When they cannot be (a value from a variable, stacked or class-level parametrisation, a
+`pytestmark` anywhere in the file, a decorator that is not a plain `pytest.mark.NAME`, ids that collide, one that
+matches no case), the whole function is cut, as before; and so it is when the function's body holds a constant of a
+cut case (a table keyed by the case: its data would stay in sight). A lone carriage return hides the file.
 """
 
 from __future__ import annotations
@@ -82,13 +84,18 @@ def _is_call_of(node: ast.expr, name: str) -> bool:
     return (isinstance(func, ast.Attribute) and func.attr == name) or (isinstance(func, ast.Name) and func.id == name)
 
 
-def _argnames(node: ast.expr) -> list[str] | None:
+def _argnames(node: ast.expr) -> tuple[list[str], bool] | None:
+    """(the names, whether each case is the one value itself) as pytest parses them: a string of one name wraps
+    each case; a list or tuple of names never does. A string ending in a comma: None (pytest versions differ)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return [n.strip() for n in node.value.split(",") if n.strip()]
+        if node.value.rstrip().endswith(","):
+            return None
+        names = [n.strip() for n in node.value.split(",") if n.strip()]
+        return names, len(names) == 1
     if isinstance(node, (ast.List, ast.Tuple)) and all(
         isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
     ):
-        return [e.value for e in node.elts]  # type: ignore[attr-defined]
+        return [e.value for e in node.elts], False  # type: ignore[attr-defined]
     return None
 
 
@@ -105,11 +112,14 @@ def case_ids(decorator: ast.Call) -> list[str] | None:
 
 def raw_case_ids(decorator: ast.Call) -> list[str] | None:
     """`case_ids` before pytest escapes them: given as explicit ids, they name the same cases."""
-    if len(decorator.args) < 2 or not isinstance(decorator.args[1], (ast.List, ast.Tuple)):
+    if len(decorator.args) != 2 or not isinstance(decorator.args[1], (ast.List, ast.Tuple)):
+        return None  # a third positional is `indirect`, a fourth `ids`: not worked out here
+    if any(kw.arg is None for kw in decorator.keywords):
+        return None  # **options may carry ids
+    parsed = _argnames(decorator.args[0])
+    if not parsed or not parsed[0]:
         return None
-    names = _argnames(decorator.args[0])
-    if not names:
-        return None
+    names, whole = parsed
     explicit: list[ast.expr] | None = None
     for kw in decorator.keywords:
         if kw.arg == "ids":
@@ -124,10 +134,12 @@ def raw_case_ids(decorator: ast.Call) -> list[str] | None:
         given = explicit[idx] if explicit is not None else None
         if isinstance(case, ast.Call) and _is_call_of(case, "param"):
             for kw in case.keywords:
-                if kw.arg == "id":
-                    given = kw.value
+                if kw.arg is None:
+                    return None
+                if kw.arg == "id" and not (isinstance(kw.value, ast.Constant) and kw.value.value is None):
+                    given = kw.value  # pytest.param(id=None) leaves the id to `ids`, as no id does
             values = list(case.args)
-        elif len(names) == 1:
+        elif whole:
             values = [case]
         elif isinstance(case, (ast.Tuple, ast.List)):
             values = list(case.elts)
@@ -150,6 +162,34 @@ def raw_case_ids(decorator: ast.Call) -> list[str] | None:
     return ids if len({_escaped(i) for i in ids}) == len(ids) else None
 
 
+def _plain_mark(decorator: ast.expr) -> bool:
+    """`@pytest.mark.NAME` or `@pytest.mark.NAME(...)` (or `mark.NAME`), NAME not parametrize: adds no case."""
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if not isinstance(target, ast.Attribute) or target.attr == "parametrize":
+        return False
+    owner = target.value
+    return (isinstance(owner, ast.Attribute) and owner.attr == "mark") or (
+        isinstance(owner, ast.Name) and owner.id == "mark"
+    )
+
+
+def _constants(nodes: list[ast.stmt]) -> set[object]:
+    return {(type(n.value), n.value) for stmt in nodes for n in ast.walk(stmt) if isinstance(n, ast.Constant)}
+
+
+def _telling(cases: list[ast.expr]) -> set[object]:
+    """The constants of cut cases that would say something if the body held them: strings, numbers but 0, 1 and -1."""
+    out: set[object] = set()
+    for case in cases:
+        for n in ast.walk(case):
+            if not isinstance(n, ast.Constant) or isinstance(n.value, bool) or n.value is None:
+                continue
+            if isinstance(n.value, (int, float, complex)) and n.value in (0, 1, -1):
+                continue
+            out.add((type(n.value), n.value))
+    return out
+
+
 def _parametrize_calls(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
     return [d for d in node.decorator_list if isinstance(d, ast.Call) and _is_call_of(d, "parametrize")]
 
@@ -167,8 +207,8 @@ def _cut_cases(
     and the ids cut; None when the whole function must go (see the module docstring). `known`: every case id the
     instance names for this test, which the ids made from the source must account for."""
     calls = _parametrize_calls(node)
-    if len(calls) != 1:
-        return None
+    if len(calls) != 1 or not all(d is calls[0] or _plain_mark(d) for d in node.decorator_list):
+        return None  # another decorator may be a parametrisation by another name
     call = calls[0]
     raw = raw_case_ids(call)
     if raw is None:
@@ -179,6 +219,9 @@ def _cut_cases(
     keep = [i for i, case in enumerate(ids) if case not in cases]
     if not keep:
         return None
+    cut = [e for i, e in enumerate(call.args[1].elts) if i not in keep]  # type: ignore[attr-defined]
+    if _telling(cut) & _constants(node.body):
+        return None  # the body holds a cut case's data (a table keyed by it): only the whole function hides it
     # the kept cases keep their ids: given explicitly, a case pytest named by its index is not renamed by the cut
     # (the next one down would otherwise take a FAIL_TO_PASS case's id)
     named = ("[" + ", ".join(repr(raw[i]) for i in keep) + "]").encode("utf-8")
@@ -244,11 +287,13 @@ def strip_tests(
         tree = ast.parse(text)
     except SyntaxError:
         return VisibleFile(path, None, ())
+    if "\r" in text.replace("\r\n", ""):
+        return VisibleFile(path, None, ())  # a lone CR ends a line for Python, not for these offsets
     at = _Offsets(text.encode("utf-8"))
-    # module-level marks (`pytestmark = pytest.mark.parametrize(...)`) add ids that are not worked out here
+    # a `pytestmark` anywhere (module or class, plain or annotated) may add ids that are not worked out here
     marked = any(
-        isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in n.targets)
-        for n in tree.body
+        isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Store) and "pytestmark" in ast.unparse(n)
+        for n in ast.walk(tree)
     )
     edits: list[_Edit] = []
     removed: list[str] = []

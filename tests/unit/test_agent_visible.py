@@ -157,3 +157,50 @@ def test_a_class_parametrised_as_a_whole_loses_the_whole_method():
     )
     (vf,) = visible_tests({"tests/t.py": text}, ["tests/t.py::TestK::test_x[1-0]"], ["tests/t.py::TestK::test_x[2-0]"])
     assert vf.text is not None and "def test_x" not in vf.text and vf.removed == ("TestK::test_x",)
+
+
+# Found by review (each leaked a FAIL_TO_PASS case before its rule): what real pytest collects from the visible file
+# never holds a FAIL_TO_PASS id, and a case whose data the body holds goes whole.
+LEAKS = {
+    "param_id_none_takes_ids": (
+        '@pytest.mark.parametrize("v", [pytest.param("SECRET", id=None), pytest.param("b", id=None)], ids=["b", "a"])\n'
+        "def test_x(v):\n    assert v\n",
+        ["test_x[b]"],
+    ),
+    "names_as_a_list_unpack_each_case": (
+        '@pytest.mark.parametrize(["x"], [("x1",), ("x0",)])\ndef test_x(x):\n    assert x\n',
+        ["test_x[x1]"],
+        '"x1"',
+    ),
+    "a_class_pytestmark": (
+        'class TestN:\n    pytestmark: list = [pytest.mark.parametrize("k", ["z"])]\n\n'
+        '    @pytest.mark.parametrize("n", ["a", "a-z"])\n    def test_n(self, n, k):\n        assert n\n',
+        ["TestN::test_n[a-z]"],
+    ),
+    "a_mark_by_another_name": (
+        'K = pytest.mark.parametrize("k", ["z"])\n\n\n@K\n@pytest.mark.parametrize("n", ["a", "a-z"])\n'
+        "def test_n(n, k):\n    assert n\n",
+        ["test_n[a-z]"],
+    ),
+    "the_body_holds_the_case_data": (
+        '@pytest.mark.parametrize("key", ["x", "SECRET"])\ndef test_k(key):\n    assert {"x": 1, "SECRET": 42}[key]\n',
+        ["test_k[SECRET]"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_no_fail_to_pass_case_survives_the_cut(tmp_path, name):
+    source, f2p, *secret = LEAKS[name]
+    text = "import pytest\n\n\ndef test_keep():\n    assert 1\n\n\n" + source
+    f2p = [f"tests/test_p.py::{t}" for t in f2p]
+    assert set(f2p) <= set(_collected(tmp_path, text))
+    (vf,) = visible_tests({"tests/test_p.py": text}, f2p)
+    assert vf.text is not None and "def test_keep" in vf.text
+    assert not set(_collected(tmp_path, vf.text)) & set(f2p)
+    assert (secret or ["SECRET"])[0] not in vf.text  # the cut case's data
+
+
+def test_a_lone_carriage_return_hides_the_file():
+    text = 'import pytest\r\r@pytest.mark.parametrize("s", ["a", "b"])\rdef test_s(s):\r    assert s\r'
+    assert visible_tests({"tests/t.py": text}, ["tests/t.py::test_s[b]"])[0].text is None
