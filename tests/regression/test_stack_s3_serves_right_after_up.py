@@ -44,7 +44,7 @@ def put_in_a_new_bucket(store, key: str, data: bytes, timeout_s: float = 60) -> 
 
 
 def test_objects_written_before_a_restart_are_served_as_soon_as_up_returns(server):
-    """Three buckets (collections: SeaweedFS grows 7 volumes for each, and the stack allows 50), restarted three times.
+    """Three buckets (collections: SeaweedFS grows 7 volumes for each), restarted three times.
     Without the probe a read right after `up` failed on 1 restart in 4 here (2026-12-03, loops of restarts with 4
     and 8 buckets: 1 of 4, 1 of 3) and this test failed 1 run of 2; with it, 0 of 8 restarts and no run failed.
     A race: the test catches its return with good odds, not every time."""
