@@ -250,3 +250,19 @@ def plant_old_snapshot(
     old = ingest_the_old_way(cfg, str(logs))
     ledger.record(cfg, [old], "trained")
     return old
+
+
+def put_in_a_new_bucket(store, key: str, data: bytes, timeout_s: float = 60) -> None:
+    """The first writes to a new bucket wait while SeaweedFS grows the volumes of its collection (InternalError
+    meanwhile, for longer than boto's retries on a busy machine). Not what this test is about: it waits."""
+    from botocore.exceptions import ClientError
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            store.put(key, data)
+            return
+        except ClientError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)

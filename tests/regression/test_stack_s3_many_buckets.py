@@ -12,12 +12,12 @@ import uuid
 
 import pytest
 
-from tests.regression.test_stack_s3_serves_right_after_up import put_in_a_new_bucket, server  # noqa: F401
+from tests.support import put_in_a_new_bucket
 
 pytestmark = pytest.mark.services
 
 
-def test_twelve_buckets_each_take_and_serve_their_objects(server):  # noqa: F811
+def test_twelve_buckets_each_take_and_serve_their_objects(server):
     buckets = [f"team-{n}-{uuid.uuid4().hex[:6]}" for n in range(12)]
     for bucket in buckets:
         put_in_a_new_bucket(server.store(bucket), "logs/part-0000.jsonl", bucket.encode(), timeout_s=30)

@@ -7,40 +7,15 @@ Against the real SeaweedFS of the stack (its own home, so the restarts touch no 
 
 from __future__ import annotations
 
-import time
 import uuid
 
 import pytest
-from botocore.exceptions import ClientError
 
 from infra import stack
 from postgame.errors import StackError
-from tests.support import SeaweedServer, make_config
+from tests.support import SeaweedServer, make_config, put_in_a_new_bucket
 
 pytestmark = pytest.mark.services
-
-
-@pytest.fixture
-def server(tmp_path):
-    (tmp_path / "home").mkdir()
-    server = SeaweedServer(make_config(tmp_path / "home"))
-    server.start()
-    yield server
-    server.stop()
-
-
-def put_in_a_new_bucket(store, key: str, data: bytes, timeout_s: float = 60) -> None:
-    """The first writes to a new bucket wait while SeaweedFS grows the volumes of its collection (InternalError
-    meanwhile, for longer than boto's retries on a busy machine). Not what this test is about: it waits."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            store.put(key, data)
-            return
-        except ClientError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
 
 
 def test_objects_written_before_a_restart_are_served_as_soon_as_up_returns(server):
