@@ -133,7 +133,7 @@ def service_specs(cfg: Config, *, auth: bool = False, config_file: str | None = 
             "-s3.port.lance=0",
             f"-s3.config={home / 'seaweedfs-s3.json'}",
             "-master.volumeSizeLimitMB=64",
-            "-volume.max=0",  # slots from the free disk (free space / volumeSizeLimitMB): each bucket grows 7 volumes
+            "-volume.max=1000",  # each bucket grows 7 volumes; unwritten volumes are sparse, so slots cost no disk
             "-master.telemetry=false",
         ],
         env=base_env,

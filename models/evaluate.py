@@ -114,7 +114,7 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
     if cfg.agent.enabled:  # episodes: the tools, the limits and the observation format change what is graded
         payload["agent"] = cfg.agent.model_dump(mode="json")
     if cfg.agent.enabled or cfg.scaffold.visible_tests:  # what the visible tests show (evals/agent/visible.py)
-        payload["visible_cut"] = visible.CUT_VERSION
+        payload["visible_cut"] = visible.cut_digest()
     if cfg.promote.samples > 1:  # K sampled answers per instance instead of the one deterministic answer
         payload["samples"] = {"k": cfg.promote.samples, "seed": cfg.promote.seed}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

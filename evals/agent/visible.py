@@ -21,11 +21,17 @@ cut case (a table keyed by the case: its data would stay in sight). A lone carri
 from __future__ import annotations
 
 import ast
+import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-CUT_VERSION = 2  # what the cut hides; in the evaluation cache key (2: a parametrised test loses only its cases)
+
+def cut_digest() -> str:
+    """What this module's cut hides, as the evaluation cache key holds it: the digest of its code (its syntax tree,
+    so a comment or a reformat changes nothing), never a version number kept by hand."""
+    return hashlib.sha256(ast.dump(ast.parse(Path(__file__).read_text(encoding="utf-8"))).encode()).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -93,8 +93,8 @@ def test_a_candidate_trained_on_breaking_trajectories_is_refused_by_the_guard(sm
 
     decision = decide({split: scores["candidate"]}, {split: scores["base"]}, cfg.promote, split=split)
     assert not decision.promote and "p2p" in decision.failed
-    # and the guard alone refuses it: waive the gain's margin and significance, and p2p is still what fails
-    lenient = cfg.promote.model_copy(update={"alpha": 1.0, "min_improvement": -1.0})
+    # and the guard alone refuses it: waive the gain's margin, its significance and the error rate, and p2p still fails
+    lenient = cfg.promote.model_copy(update={"alpha": 1.0, "min_improvement": -2.0, "max_error_rate": 1.0})
     decision = decide({split: scores["candidate"]}, {split: scores["base"]}, lenient, split=split)
     assert not decision.promote and decision.failed == ["p2p"]
     (check,) = [c for c in decision.checks if c.name == "p2p"]

@@ -1,5 +1,5 @@
-"""The evaluation cache key changes with what the visible tests show: scores cached under an earlier cut of the
-FAIL_TO_PASS tests are never compared with scores made under this one."""
+"""The evaluation cache key changes with what the visible tests show (the cut's code digest): scores cached under an
+earlier cut of the FAIL_TO_PASS tests are never compared with scores made under this one."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from evals.agent import visible
 from models.evaluate import cache_key
-from postgame.config import load_config
+from tests.support import make_config
 
 RECORDS = [{"instance_id": "p__p-1", "base_commit": "abc", "environment_sha256": "e1"}]
 
@@ -16,8 +16,8 @@ RECORDS = [{"instance_id": "p__p-1", "base_commit": "abc", "environment_sha256":
     "agent, visible_tests, keyed",
     [(True, False, True), (False, True, True), (False, False, False)],
 )
-def test_the_cut_of_the_visible_tests_is_in_the_key_where_they_run(monkeypatch, agent, visible_tests, keyed):
-    cfg = load_config(path=None, env={})
+def test_the_cut_of_the_visible_tests_is_in_the_key_where_they_run(tmp_path, monkeypatch, agent, visible_tests, keyed):
+    cfg = make_config(tmp_path)
     cfg = cfg.model_copy(
         update={
             "agent": cfg.agent.model_copy(update={"enabled": agent}),
@@ -25,5 +25,5 @@ def test_the_cut_of_the_visible_tests_is_in_the_key_where_they_run(monkeypatch, 
         }
     )
     before = cache_key(cfg, "indomain", RECORDS)
-    monkeypatch.setattr(visible, "CUT_VERSION", visible.CUT_VERSION + 1)
+    monkeypatch.setattr(visible, "cut_digest", lambda: "another cut")
     assert (cache_key(cfg, "indomain", RECORDS) != before) is keyed
