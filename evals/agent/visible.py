@@ -21,6 +21,7 @@ cut case (a table keyed by the case: its data would stay in sight). A lone carri
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+@functools.cache
 def cut_digest() -> str:
     """What this module's cut hides, as the evaluation cache key holds it: the digest of its code (its syntax tree,
     so a comment or a reformat changes nothing), never a version number kept by hand."""
@@ -196,7 +198,7 @@ def _telling(cases: list[ast.expr]) -> set[object]:
     return out
 
 
-def _parametrize_calls(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
+def _parametrize_calls(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.Call]:
     return [d for d in node.decorator_list if isinstance(d, ast.Call) and _is_call_of(d, "parametrize")]
 
 
@@ -273,10 +275,6 @@ class _Offsets:
         return *self.span(seq), opening + b", ".join(parts) + closing
 
 
-def _is_parametrized(node: ast.ClassDef) -> bool:
-    return any(isinstance(d, ast.Call) and _is_call_of(d, "parametrize") for d in node.decorator_list)
-
-
 def strip_tests(
     path: str,
     text: str,
@@ -325,7 +323,7 @@ def strip_tests(
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, defs) and (node.name, item.name) in wanted:
-                    cut(item, (node.name, item.name), _is_parametrized(node))
+                    cut(item, (node.name, item.name), bool(_parametrize_calls(node)))
     if found != set(wanted):
         return VisibleFile(path, None, ())
     data = at.data
