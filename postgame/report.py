@@ -121,6 +121,8 @@ class SplitScore(BaseModel):
 
 
 def split_role(split: str) -> str:
+    if split == "dev":
+        return "in-domain tuning bugs"
     return "in-domain held-out bugs" if split in ("indomain", "train") else "unseen-project guard"
 
 

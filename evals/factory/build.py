@@ -39,11 +39,11 @@ from typing import Any
 from evals.factory.files import build_git_repo, diff_file
 from evals.factory.mutate import Mutation, find_mutations
 from evals.factory.seeds import SeedProject, default_seeds_dir, load_seeds, write_seed
-from evals.factory.splits import assign_indomain, project_splits
+from evals.factory.splits import assign_dev, assign_indomain, project_splits
 from evals.factory.statements import statement_for
 from evals.factory.verify import KEPT, Baseline, Job, Verdict, baseline, harness_digest, validate_candidate
 from postgame.config import Config
-from postgame.settings.factory import INDOMAIN, INSTANCE_SPLITS, FactorySettings
+from postgame.settings.factory import DEV, INDOMAIN, INSTANCE_SPLITS, FactorySettings
 from postgame.settings.harness import HarnessSettings
 from postgame.store import ObjectStore
 
@@ -122,10 +122,15 @@ def build_id_for(settings: FactorySettings, seeds: list[SeedProject], harness: H
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def limits(seed: SeedProject, settings: FactorySettings) -> tuple[int, int]:
-    """(candidates tried at most, instances kept at most) for one project: a registered repository's own."""
+def limits(seed: SeedProject, settings: FactorySettings, split: str = "train") -> tuple[int, int]:
+    """(candidates tried at most, instances kept at most) for one project of `split`: a registered repository's own;
+    a guard project (eval, holdout) keeps `guard_instances_per_project` when that is set."""
     if seed.role:
         return settings.own.candidates_per_project, settings.own.instances_per_project
+    if split != "train" and settings.guard_instances_per_project:
+        return settings.candidates_per_project, min(
+            settings.guard_instances_per_project, settings.instances_per_project
+        )
     return settings.candidates_per_project, settings.instances_per_project
 
 
@@ -232,14 +237,14 @@ def build(
             orders = {s.name: candidate_order(s, baselines[s.name].covered, settings) for s in live}
             for s in live:
                 reports[s.name].candidates = len(orders[s.name])
-            verdicts = _validate_in_waves(pool, live, orders, baselines, seeds_dir, job_kw, settings, say)
+            verdicts = _validate_in_waves(pool, live, orders, baselines, seeds_dir, job_kw, splits, settings, say)
 
         kept: dict[str, list[Verdict]] = {}
         for s in live:
             tried = verdicts[s.name]
             reports[s.name].tried = len(tried)
             reports[s.name].dropped = dict(Counter(v.status for v in tried if v.status != KEPT))
-            kept[s.name] = [v for v in tried if v.status == KEPT][: limits(s, settings)[1]]
+            kept[s.name] = [v for v in tried if v.status == KEPT][: limits(s, settings, splits[s.name])[1]]
             reports[s.name].kept = len(kept[s.name])
 
         say("writing instances, snapshots and repositories")
@@ -263,10 +268,13 @@ def build(
             "per_split": per_split,
             "splits": splits,
             "projects": {k: asdict(v) for k, v in reports.items()},
-            "indomain": {
-                p: sorted(i["instance_id"] for i in instances if i["split"] == INDOMAIN and i["seed_project"] == p)
-                for p in sorted(reports)
-                if splits[p] == "train"
+            **{
+                held: {
+                    p: sorted(i["instance_id"] for i in instances if i["split"] == held and i["seed_project"] == p)
+                    for p in sorted(reports)
+                    if splits[p] == "train"
+                }
+                for held in (INDOMAIN, DEV)
             },
             "settings": settings.model_dump(mode="json", exclude={"simulate"}),
             "factory_digest": factory_digest(),
@@ -296,6 +304,7 @@ def _validate_in_waves(
     baselines: dict[str, Baseline],
     seeds_dir: Path,
     job_kw: dict[str, dict],
+    splits: dict[str, str],
     settings: FactorySettings,
     say: Callable[[str], None],
 ) -> dict[str, list[Verdict]]:
@@ -305,7 +314,7 @@ def _validate_in_waves(
     while True:
         wave: list[Job] = []
         for s in seeds:
-            target = limits(s, settings)[1]
+            target = limits(s, settings, splits[s.name])[1]
             have = sum(v.status == KEPT for v in done[s.name])
             tried = len(done[s.name])
             if have >= target or tried >= len(orders[s.name]):
@@ -403,8 +412,11 @@ def _assemble(
             rec["environment_setup_commit"] = clean
         if splits[seed.name] == "train":
             held_out = assign_indomain({seed.name: [r["instance_id"] for r in records]}, settings)
+            dev = assign_dev({seed.name: sorted(held_out)}, settings)
             for rec in records:
-                rec["split"] = INDOMAIN if rec["instance_id"] in held_out else rec["split"]
+                rec["split"] = (
+                    DEV if rec["instance_id"] in dev else INDOMAIN if rec["instance_id"] in held_out else rec["split"]
+                )
         bundle = scratch / f"{seed.repo_dirname}.bundle"
         subprocess.run(
             ["git", "-C", str(repos / seed.repo_dirname), "bundle", "create", "-q", str(bundle), "--all"],

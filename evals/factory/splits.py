@@ -1,6 +1,7 @@
 """Train / eval / holdout by seed project: no project is in two splits, so evaluation measures generalisation to code
 the policy never trained on. Inside each train project a seeded share of its instances is set aside as `indomain`:
-new bugs in code the policy serves (and may read), never trained on.
+new bugs in code the policy serves (and may read), never trained on; with `factory.dev_fraction`, a seeded share of
+those is `dev` instead: the bugs settings are tuned on, so that the gate decides on bugs no setting was chosen on.
 
 A team's registered repositories (`postgame factory add`) take the role `factory.own.split` gives them (in-domain =
 `train` by default: their synthetic bugs trained on, a share held out as `indomain`, their mined real bugs all
@@ -49,15 +50,27 @@ def assign_splits(projects: list[str], settings: FactorySettings) -> dict[str, s
     return out
 
 
+def _seeded_share(ids_by_project: dict[str, list[str]], fraction: float, draw: str) -> set[str]:
+    """Per project, round(fraction × n) of its ids, drawn by `draw` from the sorted ids: the choice depends on neither
+    their order nor the other projects."""
+    chosen: set[str] = set()
+    for project in sorted(ids_by_project):
+        ids = sorted(ids_by_project[project])
+        random.Random(f"{draw}:{project}").shuffle(ids)
+        chosen.update(ids[: round(fraction * len(ids))])
+    return chosen
+
+
 def assign_indomain(instance_ids: dict[str, list[str]], settings: FactorySettings) -> set[str]:
     """The instance ids (of train projects: {project: ids}) set aside as `indomain`: per project, round(fraction × n)
     of its ids, drawn by the seed from the sorted ids, so the choice depends on neither order nor other projects."""
-    chosen: set[str] = set()
-    for project in sorted(instance_ids):
-        ids = sorted(instance_ids[project])
-        random.Random(f"indomain:{settings.seed}:{project}").shuffle(ids)
-        chosen.update(ids[: round(settings.indomain_fraction * len(ids))])
-    return chosen
+    return _seeded_share(instance_ids, settings.indomain_fraction, f"indomain:{settings.seed}")
+
+
+def assign_dev(held_out: dict[str, list[str]], settings: FactorySettings) -> set[str]:
+    """The held-out instance ids (of train projects: {project: ids}) moved to `dev`: per project, round(dev_fraction
+    × n) of them, drawn by the seed from the sorted ids (a draw of its own: the `indomain` choice does not move)."""
+    return _seeded_share(held_out, settings.dev_fraction, f"dev:{settings.seed}")
 
 
 def train_projects(projects: list[str], settings: FactorySettings) -> list[str]:

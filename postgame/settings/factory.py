@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SPLITS = ("train", "eval", "holdout")  # splits of seed projects
 INDOMAIN = "indomain"  # held-out bugs of train projects: the instance split that is never trained on
-INSTANCE_SPLITS = (*SPLITS, INDOMAIN)
+DEV = "dev"  # a share of those held out for tuning: settings are chosen on it, never decided on it
+INSTANCE_SPLITS = (*SPLITS, INDOMAIN, DEV)
 
 # The mutation operators `evals.factory.mutate` registers; named here so that a config naming another fails at load
 # without the config importing the factory (a test keeps the two lists equal).
@@ -129,6 +130,20 @@ class FactorySettings(BaseModel):
         lt=1,
         description="Share of each train project's instances set aside as split `indomain`: new bugs "
         "in the projects the model serves, never trained on (seeded, per project).",
+    )
+    dev_fraction: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="Share of each train project's held-out bugs (`indomain_fraction`) moved to split `dev`: the "
+        "bugs settings are tuned on, so that the gate decides (`indomain`) on bugs no setting was chosen on "
+        "(seeded, per project; never trained on either). 0 = no dev split, the shipped world.",
+    )
+    guard_instances_per_project: int = Field(
+        0,
+        ge=0,
+        description="Validated instances kept per eval / holdout seed project; 0 = instances_per_project. The "
+        "gate grades `promote.guard_instances` of each guard split, so guard projects need fewer than train ones.",
     )
     store_prefix: str = Field("tasks", description="Store prefix of build manifests, instances and git bundles.")
     envs_prefix: str = Field("envs", description="Store prefix of the content-addressed environment snapshots.")

@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from postgame.settings.factory import DEV
+
 
 class PromoteSettings(BaseModel):
     """The promotion gate: a paired test on the deciding split, guards on others, an optional reviewer. With the
@@ -109,10 +111,16 @@ class PromoteSettings(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> PromoteSettings:
-        """Each guard_splits tolerance is in 0..1; decide_split is not also a guard split."""
+        """Each guard_splits tolerance is in 0..1; decide_split is not also a guard split; `dev` (the tuning split)
+        neither decides nor guards."""
         bad = {k: v for k, v in self.guard_splits.items() if not 0 <= v <= 1}
         if bad:
             raise ValueError(f"promote.guard_splits = {bad}: each tolerance must be between 0 and 1")
+        if self.decide_split == DEV or DEV in self.guard_splits:
+            raise ValueError(
+                f"promote.decide_split = {self.decide_split!r}, guard_splits = {sorted(self.guard_splits)}: the `dev` "
+                "split is where settings are tuned; the gate decides and guards on splits no setting was chosen on"
+            )
         if self.decide_split in self.guard_splits:
             raise ValueError(
                 f"promote.decide_split = {self.decide_split!r} is also in promote.guard_splits: a split "

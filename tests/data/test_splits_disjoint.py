@@ -12,6 +12,15 @@ from evals.factory.splits import assign_splits
 from postgame.settings.factory import SPLITS, FactorySettings
 
 PROJECTS = [s.name for s in load_seeds()]
+# One train, one eval, one holdout project, 4 instances each: the built-catalog tests share its cached verdicts.
+TINY_BUILD = {
+    "projects": ["lrucache", "matrixops", "graphlib2"],
+    "instances_per_project": 4,
+    "candidates_per_project": 8,
+    "workers": 2,
+    "indomain_fraction": 0.5,
+    "split_projects": {"train": ["lrucache"], "eval": ["matrixops"], "holdout": ["graphlib2"]},
+}
 
 
 @pytest.fixture(scope="module")
@@ -97,14 +106,7 @@ def test_a_built_catalog_sets_indomain_apart_from_train_within_train_projects(tm
     home = tmp_path_factory.mktemp("indomain-build")
     cfg = make_config(
         home,
-        tasks={
-            "projects": ["lrucache", "matrixops", "graphlib2"],
-            "instances_per_project": 4,
-            "candidates_per_project": 8,
-            "workers": 2,
-            "indomain_fraction": 0.5,
-            "split_projects": {"train": ["lrucache"], "eval": ["matrixops"], "holdout": ["graphlib2"]},
-        },
+        tasks=TINY_BUILD,
     )
     cache = tmp_path_factory.getbasetemp() / "factory-verdicts"
     result = build(cfg.factory, cfg.eval, store(cfg), cache_dir=cache)
@@ -120,3 +122,65 @@ def test_a_built_catalog_sets_indomain_apart_from_train_within_train_projects(tm
     )
     again = build(cfg.factory, cfg.eval, store(cfg), cache_dir=cache, force=True)  # cached verdicts: no test runs
     assert again.instances_sha256 == result.instances_sha256
+
+
+# --- the dev split: a seeded share of the held-out bugs, where settings are tuned --------------------------------------
+
+
+def test_dev_is_a_per_project_share_of_the_held_out_bugs():
+    from evals.factory.splits import assign_dev, assign_indomain
+
+    ids = {"a": [f"a-{i}" for i in range(20)], "b": [f"b-{i}" for i in range(10)]}
+    settings = FactorySettings(indomain_fraction=0.5, dev_fraction=0.4)
+    held = assign_indomain(ids, settings)
+    per_project = {p: sorted(i for i in held if i.startswith(p)) for p in ids}
+    dev = assign_dev(per_project, settings)
+    assert dev < held and [sum(i.startswith(p) for i in dev) for p in "ab"] == [4, 2]
+    assert dev == assign_dev({p: list(reversed(v)) for p, v in reversed(per_project.items())}, settings)
+    assert assign_indomain(ids, FactorySettings(indomain_fraction=0.5)) == held  # dev_fraction moves no indomain draw
+    assert assign_dev(per_project, FactorySettings(indomain_fraction=0.5)) == set()
+
+
+def test_the_gate_never_decides_or_guards_on_the_dev_split():
+    from postgame.settings.promote import PromoteSettings
+
+    with pytest.raises(ValueError, match="`dev` split is where settings are tuned"):
+        PromoteSettings(decide_split="dev")
+    with pytest.raises(ValueError, match="`dev` split is where settings are tuned"):
+        PromoteSettings(guard_splits={"eval": 0.05, "dev": 0.05})
+
+
+def test_a_built_catalog_moves_a_share_of_its_held_out_bugs_to_dev(tmp_path_factory):
+    """dev_fraction and guard_instances_per_project on a real build (the verdicts of the build above, cached): dev is
+    drawn from what would be indomain, never trained on (the base's held-out bugs include it), guard projects keep
+    fewer instances."""
+    # checked: fails when build.py leaves dev ids in indomain, or limits() ignores guard_instances_per_project
+    from evals.factory.build import build
+    from evals.factory.instances import load_manifest, load_records
+    from models.base_data import held_out_bugs
+    from postgame.runtime import store
+    from tests.support import make_config
+
+    tasks = TINY_BUILD
+    cache = tmp_path_factory.getbasetemp() / "factory-verdicts"
+    plain = make_config(tmp_path_factory.mktemp("plain-build"), tasks=tasks)
+    build(plain.factory, plain.eval, store(plain), cache_dir=cache)
+    before = {r["instance_id"]: r["split"] for r in load_records(plain)}
+    cfg = make_config(
+        tmp_path_factory.mktemp("dev-build"), tasks={**tasks, "dev_fraction": 0.5, "guard_instances_per_project": 2}
+    )
+    result = build(cfg.factory, cfg.eval, store(cfg), cache_dir=cache)
+    records = load_records(cfg)
+    split_of = {r["instance_id"]: r["split"] for r in records}
+    dev = {i for i, s in split_of.items() if s == "dev"}
+    assert len(dev) == round(0.5 * sum(s == "indomain" for s in before.values())) > 0
+    assert {before[i] for i in dev} == {"indomain"}  # dev comes out of the held-out bugs
+    for i, split in before.items():  # train and the rest of indomain do not move; guard projects keep their first 2
+        assert split_of.get(i, "cut") == ("dev" if i in dev else split) or split in ("eval", "holdout")
+    assert {i for i, s in split_of.items() if s in ("eval", "holdout")} < set(before)
+    assert result.per_split["dev"] == len(dev) and result.per_split["eval"] == result.per_split["holdout"] == 2
+    assert load_manifest(cfg)["dev"] == {"lrucache": sorted(dev)}
+    held = held_out_bugs(records)
+    assert all(
+        (r["seed_project"], r["mutation"]["path"], r["mutation"]["key"]) in held for r in records if r["split"] == "dev"
+    )

@@ -41,7 +41,8 @@ def sample_build(tmp_path_factory):
 def test_sample_has_one_instance_per_project_in_three_splits(sample_build):
     _, result = sample_build
     assert result.instances == 3
-    assert result.per_split == {"train": 1, "eval": 1, "holdout": 1, "indomain": 0}  # round(0.3 x 1) = 0 set aside
+    # round(0.3 x 1) = 0 set aside
+    assert result.per_split == {"train": 1, "eval": 1, "holdout": 1, "indomain": 0, "dev": 0}
 
 
 def test_gold_resolves_and_the_base_fails_exactly_fail_to_pass(sample_build):
