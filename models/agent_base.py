@@ -35,6 +35,7 @@ from evals.factory.mutate import find_mutations
 from evals.harness.searchreplace import parse_edits
 from models.agent import COMPACT_TEMPLATE
 from models.base_data import Example
+from models.bootstrap import training_precision
 from postgame.config import Config
 
 TOOLS_LINE = (
@@ -55,6 +56,7 @@ class AgentBaseSettings:
     retry_share: float = 0.2  # trajectories that also retry with the right edit after the undo
     seed: int = 0
     threads: int = 2
+    precision: str = "bf16"  # policy.bootstrap.precision: models.bootstrap.training_precision
 
 
 def _edit_args(block: str) -> dict[str, str] | None:
@@ -267,7 +269,7 @@ def build_agent_base(
                 torch.tensor(labels),
                 1,
             )
-        with torch.autocast("cpu", dtype=torch.bfloat16):
+        with training_precision(s.precision):
             logits = model(input_ids=ids_t, attention_mask=att).logits
         loss = torch.nn.functional.cross_entropy(
             logits[:, :-1].float().reshape(-1, logits.shape[-1]), lab_t[:, 1:].reshape(-1), ignore_index=-100

@@ -309,6 +309,7 @@ def build_base(
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     params = sum(p.numel() for p in model.parameters())
+    say(precision_note(model, s.precision, s.batch_size, s.seq_len, s.lm_steps + s.curriculum_steps + s.repair_steps))
     say(
         f"model: {params / 1e6:.2f}M parameters; stages lm {s.lm_steps}, curriculum {s.curriculum_steps}, "
         f"repair {s.repair_steps} steps of {s.batch_size}"
@@ -332,7 +333,7 @@ def build_base(
         curve, running = losses.setdefault(stage, []), []
         for n in range(steps):
             ids, mask, labels = _stage_batches(data, s, stage, rng, tokenizer.pad_token_id)
-            with torch.autocast("cpu", dtype=torch.bfloat16):
+            with training_precision(s.precision):
                 logits = model(input_ids=ids, attention_mask=mask).logits
             loss = torch.nn.functional.cross_entropy(
                 logits[:, :-1].float().reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1), ignore_index=-100
@@ -372,6 +373,42 @@ def build_base(
     )
     (out_dir / MANIFEST).write_text(json.dumps(asdict(build), indent=2, sort_keys=True) + "\n")
     return build
+
+
+def training_precision(precision: str):
+    """The context of a CPU training step: bf16 autocast, or none (fp32)."""
+    import contextlib
+
+    import torch
+
+    return torch.autocast("cpu", dtype=torch.bfloat16) if precision == "bf16" else contextlib.nullcontext()
+
+
+def precision_note(model, precision: str, batch: int, seq: int, steps: int) -> str:
+    """One forward and backward pass of a batch of this shape in each number format, timed (no optimizer step, the
+    gradients dropped, the random state untouched: the build is the same with or without it); what they make of
+    `steps`, and a word when bf16 is chosen and is much slower here (a CPU without native bfloat16)."""
+    import torch
+
+    ids = torch.randint(0, model.config.vocab_size, (batch, seq), generator=torch.Generator().manual_seed(0))
+    seconds = {}
+    for fmt in ("bf16", "fp32", "bf16", "fp32"):  # the first of each warms up
+        started = time.perf_counter()
+        with training_precision(fmt):
+            model(input_ids=ids, labels=ids).loss.backward()
+        seconds[fmt] = time.perf_counter() - started
+    model.zero_grad(set_to_none=True)
+    hours = {fmt: steps * t / 3600 for fmt, t in seconds.items()}
+    note = (
+        f"precision {precision}: a step of {batch} x {seq} takes ~{seconds[precision]:.2f} s here "
+        f"(bf16 {seconds['bf16']:.2f} s, fp32 {seconds['fp32']:.2f} s): ~{hours[precision]:.1f} h for {steps} steps"
+    )
+    if precision == "bf16" and seconds["bf16"] > 2 * seconds["fp32"]:
+        note += (
+            f". This CPU has no fast bfloat16 (torch: {torch.backends.cpu.get_cpu_capability()}): "
+            f"policy.bootstrap.precision: fp32 would take ~{hours['fp32']:.1f} h (a base of its own content hash)"
+        )
+    return note
 
 
 def _format_texts() -> list[str]:

@@ -153,6 +153,12 @@ class BootstrapSettings(_Section):
     seed_code_share: float = Field(0.5, ge=0, le=1, description="Share of pre-training chunks from train projects.")
     gold_share: float = Field(0.1, ge=0, le=1, description="Share of stage-3 examples that are train-split gold.")
     replay_share: float = Field(0.1, ge=0, le=1, description="Share of stage-3 batches that replay pre-training.")
+    precision: Literal["bf16", "fp32"] = Field(
+        "bf16",
+        description="Number format of the training steps of the base and the agent base on the CPU: bf16 autocast "
+        "(the shipped checkpoints' recipe; fast only on a CPU with native bfloat16, AVX512-BF16 or AMX) or fp32 "
+        "(~11-15x faster on an AVX2-only CPU: benchmarks/bench_precision.py). The build says when bf16 is slow here.",
+    )
 
 
 class PolicySettings(_Section):

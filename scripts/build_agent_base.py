@@ -25,11 +25,12 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=AgentBaseSettings.steps)
     parser.add_argument("--config", default=None)
     args = parser.parse_args()
+    cfg = load_config(args.config)
     build = build_agent_base(
-        load_config(args.config),
+        cfg,
         args.out,
         base_dir=SHIPPED_BASE,
-        settings=AgentBaseSettings(steps=args.steps),
+        settings=AgentBaseSettings(steps=args.steps, precision=cfg.policy.bootstrap.precision),
         say=lambda m: print(m, flush=True),
     )
     print(

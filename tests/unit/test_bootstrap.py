@@ -70,6 +70,29 @@ def test_tiny_base_trains_deterministically_and_records_its_sha256(tmp_path):
     assert policy.generate(["def clamp(x, lo, hi):\n"], greedy=True)[0].completion_tokens > 0
 
 
+def test_fp32_trains_its_own_base_deterministically_and_the_timing_probe_changes_nothing(tmp_path):
+    # checked: fails when build_base ignores policy.bootstrap.precision (fp32 gives bf16's weights), and when the
+    # probe (precision_note) draws its batch from torch's global generator (the two fp32 builds differ)
+    from models.bootstrap import precision_note
+
+    fp32 = _cfg(tmp_path, {**TINY, "bootstrap": {**TINY["bootstrap"], "precision": "fp32"}})
+    first = build_base(fp32, tmp_path / "a", inputs=_inputs())
+    bf16 = build_base(_cfg(tmp_path, TINY), tmp_path / "b", inputs=_inputs())
+    assert first.sha256 != bf16.sha256 and first.content_hash != bf16.content_hash
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(tmp_path / "a")
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    state = torch.random.get_rng_state()
+    note = precision_note(model, "bf16", 2, 16, 1000)
+    assert note.startswith("precision bf16: a step of 2 x 16 takes") and "h for 1000 steps" in note
+    assert torch.equal(state, torch.random.get_rng_state())
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    assert all(p.grad is None for p in model.parameters())
+    assert build_base(fp32, tmp_path / "c", inputs=_inputs()).sha256 == first.sha256
+
+
 def test_a_tampered_base_is_refused(tmp_path):
     cfg = _cfg(tmp_path, {**TINY, "bootstrap": {**TINY["bootstrap"], "repair_steps": 1}})
     build_base(cfg, tmp_path / "a", inputs=_inputs())
