@@ -14,7 +14,6 @@ base rebuild (8,600 steps of 8 x 192) would take each way.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import statistics
 import sys
@@ -27,8 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 def step_seconds(model, optimizer, ids, bf16: bool) -> float:
     import torch
 
+    from models.bootstrap import training_precision
+
     started = time.perf_counter()
-    with torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
+    with training_precision("bf16" if bf16 else "fp32"):
         logits = model(input_ids=ids).logits
     loss = torch.nn.functional.cross_entropy(
         logits[:, :-1].float().reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1)

@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from postgame.charts import ChanceBaseline, ChartData, CyclePoint, SplitPoint, SplitSeries, write_charts
 from postgame.config import Config
 from postgame.settings.demo import CostSettings
+from postgame.settings.factory import DEV, INDOMAIN
 
 CYCLE_KIND_TAG = "postgame.kind"
 REPORT_ARTIFACT = "cycle_report.json"
@@ -121,9 +122,9 @@ class SplitScore(BaseModel):
 
 
 def split_role(split: str) -> str:
-    if split == "dev":
+    if split == DEV:
         return "in-domain tuning bugs"
-    return "in-domain held-out bugs" if split in ("indomain", "train") else "unseen-project guard"
+    return "in-domain held-out bugs" if split in (INDOMAIN, "train") else "unseen-project guard"
 
 
 class CycleReport(BaseModel):

@@ -22,6 +22,7 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--base", type=Path, default=SHIPPED_BASE, help="The base to teach (default: the shipped one).")
     parser.add_argument("--steps", type=int, default=AgentBaseSettings.steps)
     parser.add_argument("--config", default=None)
     args = parser.parse_args()
@@ -29,7 +30,7 @@ def main() -> int:
     build = build_agent_base(
         cfg,
         args.out,
-        base_dir=SHIPPED_BASE,
+        base_dir=args.base,
         settings=AgentBaseSettings(steps=args.steps, precision=cfg.policy.bootstrap.precision),
         say=lambda m: print(m, flush=True),
     )
