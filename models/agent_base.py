@@ -56,7 +56,7 @@ class AgentBaseSettings:
     retry_share: float = 0.2  # trajectories that also retry with the right edit after the undo
     seed: int = 0
     threads: int = 2
-    precision: str = "bf16"  # policy.bootstrap.precision: models.bootstrap.training_precision
+    precision: str = "fp32"  # policy.bootstrap.precision: models.bootstrap.training_precision
 
 
 def _edit_args(block: str) -> dict[str, str] | None:

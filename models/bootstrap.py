@@ -1,7 +1,7 @@
 """The base policy: a small Qwen2 pre-trained on local code, then taught to answer an issue with a repair.
 
     postgame bootstrap [--from-scratch] [--json]              # load (or rebuild) the base, evaluate it, make it champion
-    nice -n 10 python scripts/build_base.py --out models/base  # rebuild the shipped checkpoint (~66 min on 2 shared cores)
+    nice -n 10 python scripts/build_base.py --out models/base  # rebuild it (~70 min on 2 cores in fp32)
 
 The recipe reads top to bottom (`build_base`):
 1. data: the corpus (standard library subset + train-split seed projects, never eval or holdout), the held-out bugs
@@ -17,7 +17,8 @@ The recipe reads top to bottom (`build_base`):
 The content hash covers the corpus bytes, the factory build's instances, the settings, this code and the library
 versions: a base whose hash matches is reused (the shipped `models/base/`, or a build cached under home) and never
 rebuilt. Plain torch loops: this is pre-training, not the RL stage (models/train.py). Deterministic on CPU for the
-same seed and `policy.bootstrap.threads`.
+same seed and `policy.bootstrap.threads`. The steps run in `policy.bootstrap.precision`: fp32 (the shipped recipe)
+or bf16 autocast, ~1.4x faster with native bfloat16 and ~12x slower without it, which the build's first line says.
 """
 
 from __future__ import annotations

@@ -154,10 +154,11 @@ class BootstrapSettings(_Section):
     gold_share: float = Field(0.1, ge=0, le=1, description="Share of stage-3 examples that are train-split gold.")
     replay_share: float = Field(0.1, ge=0, le=1, description="Share of stage-3 batches that replay pre-training.")
     precision: Literal["bf16", "fp32"] = Field(
-        "bf16",
-        description="Number format of the training steps of the base and the agent base on the CPU: bf16 autocast "
-        "(the shipped checkpoints' recipe; fast only on a CPU with native bfloat16, AVX512-BF16 or AMX) or fp32 "
-        "(~11-15x faster on an AVX2-only CPU: benchmarks/bench_precision.py). The build says when bf16 is slow here.",
+        "fp32",
+        description="Number format of the training steps of the base and the agent base on the CPU: fp32 (the "
+        "shipped checkpoints' recipe: ~2 h on 2 cores) or bf16 autocast (~1.4x faster with native bfloat16, "
+        "AVX512-BF16 or AMX; ~12x slower on an AVX2-only CPU: benchmarks/bench_precision.py). The build's first line "
+        "says what each takes here.",
     )
 
 

@@ -3,9 +3,10 @@ seed projects, never eval or holdout code. See models/bootstrap.py for the recip
 
     POSTGAME_HOME=.postgame OMP_NUM_THREADS=2 nice -n 10 python scripts/build_base.py --out models/base
 
-About an hour on 2 shared cores with native bfloat16 (the shipped recipe, policy.bootstrap.precision: bf16); on an
-AVX2-only CPU bf16 runs ~12x slower (~12 h: the build says so at its start), and POSTGAME_POLICY__BOOTSTRAP__PRECISION=fp32
-takes ~1 h (benchmarks/bench_precision.py). Deterministic for the same config, seed and thread count. `postgame bootstrap
+In fp32 (the shipped recipe, policy.bootstrap.precision): 4,158 s on 2 cores for the default world (2026-12-04;
+6,264 s on a busier AVX2-only machine). bf16 autocast is ~1.4x faster with native bfloat16 and ~12x slower without
+it (benchmarks/bench_precision.py); the build's first line says which this CPU is.
+Deterministic for the same config, seed and thread count. `postgame bootstrap
 --from-scratch` runs the same recipe into the home cache and says whether it reproduced the shipped weights.
 """
 

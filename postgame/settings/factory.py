@@ -103,11 +103,12 @@ class FactorySettings(BaseModel):
     operators: list[str] = Field(
         default_factory=list, description="Mutation operators by name; empty = all registered."
     )
-    candidates_per_project: int = Field(90, gt=0, description="Most mutants tried per project (in seeded order).")
+    candidates_per_project: int = Field(240, gt=0, description="Most mutants tried per project (in seeded order).")
     instances_per_project: int = Field(
-        27,
+        60,
         gt=0,
-        description="Validated instances kept per project; trying stops once reached (12 projects x 27 = 324).",
+        description="Validated instances kept per project; trying stops once reached (7 train projects x 60 + 5 "
+        "guard projects x guard_instances_per_project 27 = 555).",
     )
     validation_runs: int = Field(2, ge=2, description="Harness runs per candidate; results that disagree drop it.")
     timeout_s: float = Field(
@@ -125,14 +126,14 @@ class FactorySettings(BaseModel):
         description="Pin projects to splits, e.g. {holdout: [semver]}; the rest are drawn by seed.",
     )
     indomain_fraction: float = Field(
-        0.3,
+        0.5,
         ge=0,
         lt=1,
         description="Share of each train project's instances set aside as split `indomain`: new bugs "
         "in the projects the model serves, never trained on (seeded, per project).",
     )
     dev_fraction: float = Field(
-        0.0,
+        0.3333,
         ge=0,
         lt=1,
         description="Share of each train project's held-out bugs (`indomain_fraction`) moved to split `dev`: the "
@@ -140,7 +141,7 @@ class FactorySettings(BaseModel):
         "(seeded, per project; never trained on either). 0 = no dev split, the shipped world.",
     )
     guard_instances_per_project: int = Field(
-        0,
+        27,
         ge=0,
         description="Validated instances kept per eval / holdout seed project; 0 = instances_per_project. The "
         "gate grades `promote.guard_instances` of each guard split, so guard projects need fewer than train ones.",

@@ -77,7 +77,8 @@ def test_fp32_trains_its_own_base_deterministically_and_the_timing_probe_changes
 
     fp32 = _cfg(tmp_path, {**TINY, "bootstrap": {**TINY["bootstrap"], "precision": "fp32"}})
     first = build_base(fp32, tmp_path / "a", inputs=_inputs())
-    bf16 = build_base(_cfg(tmp_path, TINY), tmp_path / "b", inputs=_inputs())
+    bf16 = _cfg(tmp_path, {**TINY, "bootstrap": {**TINY["bootstrap"], "precision": "bf16"}})
+    bf16 = build_base(bf16, tmp_path / "b", inputs=_inputs())
     assert first.sha256 != bf16.sha256 and first.content_hash != bf16.content_hash
     import torch
     from transformers import AutoModelForCausalLM
