@@ -13,12 +13,15 @@ from postgame.settings.factory import SPLITS, FactorySettings
 
 PROJECTS = [s.name for s in load_seeds()]
 # One train, one eval, one holdout project, 4 instances each: the built-catalog tests share its cached verdicts.
+# The split settings are spelled out: the defaults (a dev split, fewer guard instances) are the embedded world's.
 TINY_BUILD = {
     "projects": ["lrucache", "matrixops", "graphlib2"],
     "instances_per_project": 4,
     "candidates_per_project": 8,
     "workers": 2,
     "indomain_fraction": 0.5,
+    "dev_fraction": 0.0,  # no dev split and every guard instance kept, unless a test asks for them
+    "guard_instances_per_project": 0,
     "split_projects": {"train": ["lrucache"], "eval": ["matrixops"], "holdout": ["graphlib2"]},
 }
 
@@ -138,7 +141,7 @@ def test_dev_is_a_per_project_share_of_the_held_out_bugs():
     assert dev < held and [sum(i.startswith(p) for i in dev) for p in "ab"] == [4, 2]
     assert dev == assign_dev({p: list(reversed(v)) for p, v in reversed(per_project.items())}, settings)
     assert assign_indomain(ids, FactorySettings(indomain_fraction=0.5)) == held  # dev_fraction moves no indomain draw
-    assert assign_dev(per_project, FactorySettings(indomain_fraction=0.5)) == set()
+    assert assign_dev(per_project, FactorySettings(indomain_fraction=0.5, dev_fraction=0.0)) == set()
 
 
 def test_the_gate_never_decides_or_guards_on_the_dev_split():
