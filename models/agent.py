@@ -277,15 +277,17 @@ def load_agent_policy(
     *,
     seed: int | None = None,
     candidates: int = 1,
+    threads: int = 0,
 ) -> ChatPolicy:
     """A fresh ChatPolicy for one episode (a batch's policy factory: `functools.partial(load_agent_policy, ...)`);
-    the loaded model is shared by the episodes of one worker process. A sampling policy draws from `seed` and the
-    instance id, so the episodes of one batch differ and a rerun repeats them."""
+    the loaded model is shared by the episodes of one worker process, which runs torch on `threads` threads (0 =
+    torch's default). A sampling policy draws from `seed` and the instance id, so the episodes of one batch differ
+    and a rerun repeats them."""
     import zlib
 
     episode_seed = None if seed is None else seed + zlib.crc32(str(getattr(instance, "instance_id", "")).encode())
     policy = ChatPolicy(path, settings=settings, name=name, greedy=greedy, seed=episode_seed, candidates=candidates)
-    policy._engine = _shared_engine(path, settings)
+    policy._engine = _shared_engine(path, settings, threads)
     return policy
 
 
@@ -293,20 +295,49 @@ _ENGINES: dict[tuple[str, str], Any] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
-def _shared_engine(path: str, settings: PolicySettings) -> Any:
+def _shared_engine(path: str, settings: PolicySettings, threads: int = 0) -> Any:
     """One loaded model per process and checkpoint. Loaded under a lock: episodes on a thread runner start together,
     and transformers' lazy imports are not thread-safe (two threads importing AutoTokenizer at once: ImportError)."""
     key = (str(path), settings.engine)
     with _ENGINES_LOCK:
         if key not in _ENGINES:
+            if threads and settings.engine == "transformers":
+                import torch
+
+                torch.set_num_threads(threads)  # this worker's share of the cores (episode_threads)
             _ENGINES[key] = ChatPolicy(path, settings=settings)._load()
         return _ENGINES[key]
 
 
+def episode_threads(cfg: Any) -> int:
+    """torch threads for each process that plays episodes (`runner.torch_threads`; 0 = torch's default). Unset,
+    local workers share the cores out: a small model's decoding is many small ops, and two workers of two threads
+    each on two cores wait on each other's threads at every op (BENCHMARKS.md, "Agent environment")."""
+    import os
+
+    from postgame.runners import worker_count
+
+    if cfg.runner.torch_threads:
+        return cfg.runner.torch_threads
+    if cfg.runner.kind == "serial" or (cfg.runner.kind == "dask" and cfg.runner.address):
+        return 0
+    return max(1, (os.cpu_count() or 1) // worker_count(cfg.runner))
+
+
 def policy_factory(cfg: Any, path: str | Path, name: str, *, greedy: bool, seed: int | None = None):
     """The episodes' policy factory for a checkpoint, as evaluation, traffic and the CLI use it: the scaffold's edit
-    check over `scaffold.candidates` beams / draws when `scaffold.check_edits` (as a single answer gets)."""
+    check over `scaffold.candidates` beams / draws when `scaffold.check_edits` (as a single answer gets), torch on
+    the worker's share of the cores (`episode_threads`)."""
     import functools
 
     candidates = cfg.scaffold.candidates if cfg.scaffold.check_edits else 1
-    return functools.partial(load_agent_policy, str(path), cfg.policy, name, greedy, seed=seed, candidates=candidates)
+    return functools.partial(
+        load_agent_policy,
+        str(path),
+        cfg.policy,
+        name,
+        greedy,
+        seed=seed,
+        candidates=candidates,
+        threads=episode_threads(cfg),
+    )

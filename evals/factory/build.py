@@ -75,26 +75,35 @@ class BuildResult:
     reused: bool = False
     manifest_uri: str = ""
     instances_sha256: str = ""
+    verdicts_cached: int = 0  # mutants whose validation runs came from the verdict cache (not run by this build)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     def summary(self) -> str:
         splits = ", ".join(f"{k} {v}" for k, v in self.per_split.items())
-        how = "found in the store" if self.reused else f"built in {self.seconds:.0f}s"
+        tried = sum(p.tried for p in self.projects.values())
+        how = (
+            "found in the store"
+            if self.reused
+            else f"built in {self.seconds:.0f}s ({self.verdicts_cached} of {tried} mutants' verdicts cached)"
+        )
         return f"tasks {self.build_id}: {self.instances} instances ({splits}) from {len(self.projects)} projects, {how}"
 
 
 def build_tasks(
     cfg: Config, *, force: bool = False, seed: int | None = None, progress: Callable[[str], None] | None = None
 ) -> BuildResult:
-    """`build` with the config's settings, store and cache (`<home>/cache/factory`)."""
+    """`build` with the config's settings, store and cache (`<home>/cache/factory`, seeded with the shipped verdicts
+    unless `factory.shipped_verdicts` is off: evals/factory/verdicts.py)."""
+    from evals.factory.verdicts import seed_cache
     from postgame.runtime import store
 
     settings = cfg.factory if seed is None else cfg.factory.model_copy(update={"seed": seed})
-    return build(
-        settings, cfg.eval, store(cfg), cache_dir=cfg.home / "cache" / "factory", force=force, progress=progress
-    )
+    cache_dir = cfg.home / "cache" / "factory"
+    if settings.shipped_verdicts:
+        seed_cache(cache_dir / "validations")
+    return build(settings, cfg.eval, store(cfg), cache_dir=cache_dir, force=force, progress=progress)
 
 
 def ensure_built(cfg: Config) -> BuildResult:
@@ -111,7 +120,7 @@ def factory_digest() -> str:
 
 
 def build_id_for(settings: FactorySettings, seeds: list[SeedProject], harness: HarnessSettings, mined: str = "") -> str:
-    shaping = settings.model_dump(mode="json", exclude={"workers", "simulate", "seeds_dir", "own"})
+    shaping = settings.model_dump(mode="json", exclude={"workers", "simulate", "seeds_dir", "own", "shipped_verdicts"})
     if any(s.role for s in seeds):  # registered projects: how they are validated shapes the build too
         shaping["own"] = settings.own.model_dump(mode="json", exclude={"pip_download_args"})
     grading = harness.model_dump(
@@ -294,6 +303,7 @@ def build(
         time.monotonic() - start,
         manifest_uri=store.url(f"{prefix}/manifest.json"),
         instances_sha256=manifest["instances_sha256"],
+        verdicts_cached=sum(v.cached for tried in verdicts.values() for v in tried),
     )
 
 

@@ -117,6 +117,12 @@ class FactorySettings(BaseModel):
         description="Wall-clock limit of one validation test run (a mutant can loop); clean suites take ~1 s.",
     )
     workers: int = Field(0, ge=0, description="Parallel validation processes; 0 = number of cores.")
+    shipped_verdicts: bool = Field(
+        True,
+        description="Seed the verdict cache with the default world's test verdicts shipped in "
+        "evals/factory/verdicts.tar.xz (each reused only where its mutant, suite, harness code and settings are "
+        "the same; python scripts/pack_verdicts.py remakes it); false = every mutant's tests run here.",
+    )
     split_fractions: dict[str, float] = Field(
         default_factory=lambda: {"train": 0.6, "eval": 0.2, "holdout": 0.2},
         description="Share of seed projects (not instances) in each split; a project belongs to exactly one.",

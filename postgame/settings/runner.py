@@ -38,6 +38,14 @@ class RunnerSettings(BaseModel):
         description="Processes / threads / LocalCluster workers; 0 = one per core. Not "
         "used with an address (the cluster has its own).",
     )
+    torch_threads: int = Field(
+        0,
+        ge=0,
+        description="torch threads of each worker that plays agent episodes with a policy on the CPU; 0 = the "
+        "cores shared out among the local workers (cores // workers, at least 1; torch's own default, every core, "
+        "for serial and for a Dask cluster's own workers). Two workers of two threads each on two cores spend most "
+        'of a small model\'s decoding waiting on each other (BENCHMARKS.md, "Agent environment").',
+    )
     window: int = Field(
         0,
         ge=0,

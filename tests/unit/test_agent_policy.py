@@ -220,3 +220,43 @@ def test_the_scaffold_lets_through_only_edits_copied_from_what_was_shown_that_ch
     assert not usable_turn(edit("    return a % b\n", "    return a / b\n"), shown)  # not what was shown
     assert not usable_turn({"role": "assistant", "content": "hm"}, shown)  # no tool call
     assert usable_turn(parse_turn("<call>run_tests {}</call>", 1), shown)
+
+
+# --- torch threads in the processes that play episodes ----------------------------------------------------------------
+
+
+def test_episode_threads_share_the_cores_out_among_local_workers(monkeypatch, tmp_path):
+    # checked: fails when episode_threads ignores the worker count (returns 0 or every core for a process pool)
+    import os
+
+    from models.agent import episode_threads
+    from tests.support import make_config
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    cfg = make_config(tmp_path)
+    at = lambda **runner: episode_threads(cfg.model_copy(update={"runner": cfg.runner.model_copy(update=runner)}))  # noqa: E731
+    assert at(kind="process", workers=2) == 4 and at(kind="process", workers=0) == 1  # 0 = one worker per core
+    assert at(kind="thread", workers=3) == 2 and at(kind="process", workers=16) == 1
+    assert at(kind="dask", workers=4) == 2 and at(kind="dask", address="tcp://127.0.0.1:8786") == 0
+    assert at(kind="serial") == 0  # one process: torch's own default
+    assert at(kind="process", workers=2, torch_threads=3) == 3
+
+
+def _threads_after_loading(path: str, threads: int) -> int:
+    import torch
+
+    from models.agent import load_agent_policy
+
+    load_agent_policy(path, PolicySettings(), "base", True, None, threads=threads)
+    return torch.get_num_threads()
+
+
+def test_a_worker_that_loads_the_policy_runs_torch_on_its_share_of_the_cores():
+    """In a fresh worker process, as the runner's pool makes them: loading the episodes' policy sets torch's threads."""
+    # checked: fails when _shared_engine does not call torch.set_num_threads
+    import multiprocessing
+
+    from models.policy import SHIPPED_AGENT_BASE
+
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.apply(_threads_after_loading, (str(SHIPPED_AGENT_BASE), 1)) == 1
