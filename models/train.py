@@ -675,6 +675,7 @@ def fit(job: TrainJob) -> TrainResult:
         seed=s.seed,
         data_seed=s.seed,
         use_cpu=not s.use_gpu,
+        bf16=s.bf16(),  # TRL's configs say bf16=True even on the CPU (train.precision)
         report_to=[],
         logging_steps=1,
         save_strategy="steps",

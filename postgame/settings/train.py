@@ -121,6 +121,12 @@ class TrainSettings(_Section):
         None, description="Train LoRA adapters (PEFT) instead of the full model; unset = full fine-tuning."
     )
     use_gpu: bool = Field(False, description="Train on the GPU (CUDA); false = CPU.")
+    precision: Literal["auto", "fp32", "bf16"] = Field(
+        "auto",
+        description="Number format of the training steps: auto = bf16 on a GPU, fp32 on the CPU (TRL's configs "
+        "default to bf16 even there, and a CPU without native bfloat16, AVX2 only like most laptops, runs it ~14x "
+        "slower: a cycle's 32 SFT steps took 448 s against ~30 s; BENCHMARKS.md, \"the cycle's training step\").",
+    )
     use_vllm: bool = Field(
         False,
         description="GRPO generation through vLLM (TRL use_vllm, colocated on the "
@@ -136,6 +142,10 @@ class TrainSettings(_Section):
     def rate(self, method: str) -> float:
         """The learning rate of one training mode."""
         return self.grpo_learning_rate if method == "grpo" else self.learning_rate
+
+    def bf16(self) -> bool:
+        """Train in bf16 autocast (`precision`; auto = on a GPU only)."""
+        return self.use_gpu if self.precision == "auto" else self.precision == "bf16"
 
     @model_validator(mode="after")
     def _check(self) -> TrainSettings:

@@ -141,3 +141,33 @@ def test_bad_train_settings_fail_at_load(tmp_path):
         make_config(tmp_path, train={"method": "ppo"})
     with pytest.raises(ConfigError, match="use_vllm=true needs train.use_gpu"):
         make_config(tmp_path, train={"use_vllm": True})
+
+
+def test_training_on_the_cpu_steps_in_fp32_unless_asked_for_bf16(base_policy, tmp_path):
+    """TRL's configs default to bf16=True even with use_cpu, and a CPU without native bfloat16 runs it ~14x slower:
+    the trainer gets train.precision (auto = bf16 on a GPU only)."""
+    # checked: fails when fit() leaves bf16 to TRL's default (the trainer's args say bf16=True)
+    from transformers import TrainerCallback
+
+    seen: list[bool] = []
+
+    class Precision(TrainerCallback):
+        def on_train_begin(self, args, state, control, **kwargs):
+            seen.append(args.bf16)
+
+    fit(
+        TrainJob(
+            method="sft",
+            policy_dir=base_policy,
+            rows=rows("sft"),
+            work_dir=tmp_path / "sft",
+            settings=TrainSettings(method="sft", max_steps=1, batch_size=2, num_generations=2, save_steps=10, seed=3),
+            policy=POLICY,
+            callbacks=(Precision(),),
+        )
+    )
+    assert seen == [False]
+    assert TrainSettings().bf16() is False and TrainSettings(use_gpu=True).bf16() is True
+    assert (
+        TrainSettings(precision="bf16").bf16() is True and TrainSettings(use_gpu=True, precision="fp32").bf16() is False
+    )
