@@ -14,6 +14,7 @@ never overwrites one that is there. The build says how many of its verdicts came
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import lzma
@@ -30,8 +31,12 @@ _ENTRY = re.compile(r"(?:[0-9a-f]{2}|coverage)/[0-9a-f]{64}\.json")
 
 def seed_cache(validations: Path, archive: Path = SHIPPED) -> int:
     """Copy the archive's verdicts into the cache folder `validations`, keeping every entry already there; returns
-    how many were added. Only cache entries are read from the archive (no other path is ever written)."""
+    how many were added. Only cache entries are read from the archive (no other path is written but the marker
+    `.seeded-<archive sha256>`, which makes the next call with the same archive return 0 without decompressing it)."""
     if not archive.exists():
+        return 0
+    marker = validations / f".seeded-{hashlib.sha256(archive.read_bytes()).hexdigest()}"
+    if marker.exists():
         return 0
     added = 0
     with tarfile.open(archive, "r:xz") as tar:
@@ -49,6 +54,8 @@ def seed_cache(validations: Path, archive: Path = SHIPPED) -> int:
             tmp.write_bytes(data.read())
             tmp.replace(dest)
             added += 1
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.touch()
     return added
 
 

@@ -4,9 +4,10 @@ change to the harness, the seed projects or the mutation operators misses the ca
 
 from __future__ import annotations
 
+import hashlib
 import tarfile
 
-from evals.factory.verdicts import SHIPPED, pack, seed_cache, shipped_manifest
+from evals.factory.verdicts import pack, seed_cache, shipped_manifest
 from evals.factory.verify import harness_digest
 from tests.support import make_config
 
@@ -54,7 +55,8 @@ def _tasks(cfg) -> list[tuple]:
 
 
 def test_seeding_keeps_what_the_cache_holds_and_reads_only_cache_entries(tmp_path):
-    # checked: fails when seed_cache overwrites an entry, or writes a member whose name is not a cache entry
+    # checked: fails when seed_cache overwrites an entry, writes a member whose name is not a cache entry, or reads
+    # an archive again that it has seeded from (its marker)
     import io
 
     src = tmp_path / "src"
@@ -69,7 +71,11 @@ def test_seeding_keeps_what_the_cache_holds_and_reads_only_cache_entries(tmp_pat
     cache = tmp_path / "cache"
     assert seed_cache(cache, archive) == 1 and (cache / entry).read_text() == '[{"from": "archive"}]'
     (cache / entry).write_text('[{"from": "this machine"}]')
+    for marker in cache.glob(".seeded-*"):  # a second seeding of the same archive reads it again without its marker
+        marker.unlink()
     assert seed_cache(cache, archive) == 0 and (cache / entry).read_text() == '[{"from": "this machine"}]'
+    (cache / entry).unlink()  # with the marker back, the same archive is not read again
+    assert seed_cache(cache, archive) == 0 and not (cache / entry).exists()
 
     hostile = tmp_path / "hostile.tar.xz"
     with tarfile.open(hostile, "w:xz") as tar:
@@ -78,5 +84,7 @@ def test_seeding_keeps_what_the_cache_holds_and_reads_only_cache_entries(tmp_pat
             info.size = 2
             tar.addfile(info, io.BytesIO(b"[]"))
     assert seed_cache(tmp_path / "cache2", hostile) == 0
-    assert not (tmp_path / "escape.json").exists() and not (tmp_path / "cache2").exists()
-    assert SHIPPED.exists()
+    assert not (tmp_path / "escape.json").exists()
+    assert [p.name for p in (tmp_path / "cache2").rglob("*")] == [
+        f".seeded-{hashlib.sha256(hostile.read_bytes()).hexdigest()}"
+    ]

@@ -66,6 +66,21 @@ def run(method: str, base, tmp_path, **settings) -> tuple:
     return result, steps
 
 
+def sft_job(base, tmp_path, max_steps: int, *callbacks) -> TrainJob:
+    """A small SFT job on the fixture rows with these trainer callbacks."""
+    return TrainJob(
+        method="sft",
+        policy_dir=base,
+        rows=rows("sft"),
+        work_dir=tmp_path / "sft",
+        settings=TrainSettings(
+            method="sft", max_steps=max_steps, batch_size=2, num_generations=2, save_steps=10, seed=3
+        ),
+        policy=POLICY,
+        callbacks=callbacks,
+    )
+
+
 @pytest.mark.parametrize("method", ["sft", "dpo", "grpo"])
 def test_mode_takes_steps_with_finite_loss_and_a_gradient(method, base_policy, tmp_path):
     result, steps = run(method, base_policy, tmp_path)
@@ -84,17 +99,7 @@ def test_mode_takes_steps_with_finite_loss_and_a_gradient(method, base_policy, t
 def test_step_progress_tells_each_step_out_of_max_steps(base_policy, tmp_path):
     """`postgame train` draws its bar out of train.max_steps: the callback advances it one step at each step's end."""
     told: list[tuple[str, int]] = []
-    fit(
-        TrainJob(
-            method="sft",
-            policy_dir=base_policy,
-            rows=rows("sft"),
-            work_dir=tmp_path / "sft",
-            settings=TrainSettings(method="sft", max_steps=3, batch_size=2, num_generations=2, save_steps=10, seed=3),
-            policy=POLICY,
-            callbacks=(step_progress(lambda text, done: told.append((text, done)), 3),),
-        )
-    )
+    fit(sft_job(base_policy, tmp_path, 3, step_progress(lambda text, done: told.append((text, done)), 3)))
     assert told == [("step 1/3", 1), ("step 2/3", 1), ("step 3/3", 1)]
 
 
@@ -155,17 +160,7 @@ def test_training_on_the_cpu_steps_in_fp32_unless_asked_for_bf16(base_policy, tm
         def on_train_begin(self, args, state, control, **kwargs):
             seen.append(args.bf16)
 
-    fit(
-        TrainJob(
-            method="sft",
-            policy_dir=base_policy,
-            rows=rows("sft"),
-            work_dir=tmp_path / "sft",
-            settings=TrainSettings(method="sft", max_steps=1, batch_size=2, num_generations=2, save_steps=10, seed=3),
-            policy=POLICY,
-            callbacks=(Precision(),),
-        )
-    )
+    fit(sft_job(base_policy, tmp_path, 1, Precision()))
     assert seen == [False]
     assert TrainSettings().bf16() is False and TrainSettings(use_gpu=True).bf16() is True
     assert (
