@@ -172,9 +172,9 @@ class ChatPolicy:
 
     def _load(self) -> Any:
         if self._engine is None:
-            from transformers import AutoTokenizer
+            from models.tokenizer import load_tokenizer
 
-            tok = AutoTokenizer.from_pretrained(self.path)
+            tok = load_tokenizer(self.path)
             if not tok.chat_template:
                 tok.chat_template = COMPACT_TEMPLATE
             if self.settings.engine == "vllm":

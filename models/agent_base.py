@@ -216,13 +216,15 @@ def build_agent_base(
 ) -> AgentBaseBuild:
     """Fine-tune the base at `base_dir` on synthetic trajectories into `out_dir` (see the module docstring)."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
+
+    from models.tokenizer import load_tokenizer
 
     s = settings or AgentBaseSettings()
     started = time.monotonic()
     torch.set_num_threads(s.threads)
     torch.manual_seed(s.seed)
-    tok = AutoTokenizer.from_pretrained(base_dir)
+    tok = load_tokenizer(base_dir)
     tok.chat_template = COMPACT_TEMPLATE
     rng = random.Random(f"agent:{s.seed}")
     rows, recover = [], 0

@@ -62,12 +62,18 @@ RECIPE_CODE = (
     "evals/factory/mutate.py",
     "scripts/build_base.py",
 )
+# Files of which the recipe uses only some top-level definitions: only those are in its digest (models/policy.py also
+# holds how a checkpoint is loaded and served, which changes no weight).
+RECIPE_PARTS = {"models/policy.py": ("SPECIAL_TOKENS", "train_tokenizer", "qwen2_config")}
 
 
-def _code_digest(path: Path) -> bytes:
+def _code_digest(path: Path, names: tuple[str, ...] = ()) -> bytes:
+    """The code's AST without docstrings; with `names`, only the top-level definitions of those names."""
     import ast
 
     tree = ast.parse(path.read_text())
+    if names:
+        tree.body = [node for node in tree.body if _defined(node) & set(names)]
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if not isinstance(body, list) or not body:
@@ -76,6 +82,15 @@ def _code_digest(path: Path) -> bytes:
         if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
             body[:] = body[1:] or [ast.Pass()]  # in place: `body` is the node's own list
     return hashlib.sha256(ast.dump(tree).encode()).digest()
+
+
+def _defined(node) -> set[str]:
+    import ast
+
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    return {t.id for t in targets if isinstance(t, ast.Name)}
 
 
 class BaseCorrupt(PostgameError):
@@ -128,7 +143,7 @@ class BaseInputs:
         h.update(policy.model_dump_json(exclude={"base_model", "engine", "temperature"}).encode())
         root = Path(__file__).resolve().parent.parent
         for rel in RECIPE_CODE:
-            h.update(rel.encode() + _code_digest(root / rel))
+            h.update(rel.encode() + _code_digest(root / rel, RECIPE_PARTS.get(rel, ())))
         h.update(f"{torch.__version__} {transformers.__version__} {tokenizers.__version__}".encode())
         return h.hexdigest()
 

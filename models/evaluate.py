@@ -109,6 +109,7 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
             "scaffold": cfg.scaffold.model_dump(mode="json"),
         },
         "prompt": hashlib.sha256((prompts.PROMPT_TEMPLATE + prompts.ANSWER_FORMAT).encode()).hexdigest(),
+        "tokenizer": "as-saved",  # models.policy.load_tokenizer: grades made with transformers' Qwen2 rewrite differ
         "harness": cfg.eval.model_dump(mode="json", exclude=_KEY_EXCLUDE),
     }
     if cfg.agent.enabled:  # episodes: the tools, the limits and the observation format change what is graded

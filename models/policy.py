@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from models.tokenizer import load_tokenizer
 from postgame.config import Config, PolicySettings
 from postgame.settings.factory import FactorySettings
 
@@ -145,9 +146,9 @@ class Policy:
 
                 self._engine = LLM(model=str(self.path), seed=self.settings.seed)
             else:
-                from transformers import AutoModelForCausalLM, AutoTokenizer
+                from transformers import AutoModelForCausalLM
 
-                tok = AutoTokenizer.from_pretrained(self.path)
+                tok = load_tokenizer(self.path)
                 model = AutoModelForCausalLM.from_pretrained(self.path)
                 model.eval()
                 self._engine = (model, tok)

@@ -43,9 +43,11 @@ def _pyfunc_class():
         """Text in (a prompt per row), completion out; generation settings come with the checkpoint."""
 
         def load_context(self, context):
-            from transformers import AutoModelForCausalLM, AutoTokenizer
+            from transformers import AutoModelForCausalLM
 
-            self.tokenizer = AutoTokenizer.from_pretrained(context.artifacts["hf_dir"])
+            from models.tokenizer import load_tokenizer  # the tokenizer as the checkpoint saved it
+
+            self.tokenizer = load_tokenizer(context.artifacts["hf_dir"])
             self.model = AutoModelForCausalLM.from_pretrained(context.artifacts["hf_dir"])
 
         def predict(self, context, model_input, params=None):

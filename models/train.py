@@ -52,6 +52,9 @@ if TYPE_CHECKING:
 RewardFn = Callable[..., list[float | None]]
 MetricsSink = Callable[[int, dict[str, float]], None]
 EXAMPLE_ID = "example_id"
+# How rows become token ids (2: answers' prompts cut as the policy cuts them, `completion_features`): a run made the
+# older way is not resumed as if it were this one.
+FEATURES_VERSION = 2
 PREFERENCE_MASKS = ("chosen_masks", "rejected_masks")  # trajectory DPO: each side's assistant mask
 # TRL's log keys → the names the issue and the MLflow curves use; other numeric keys are logged as TRL names them.
 METRIC_NAMES = {
@@ -417,6 +420,59 @@ def trajectory_features(tokenizer, rows: list[dict], tools: list[dict] | None) -
     return out
 
 
+def prompt_ids(tokenizer, prompt: str, max_prompt_tokens: int) -> list[int]:
+    """The prompt's token ids as the policy reads it (`Policy.generate`, `models.answer`): its last
+    `max_prompt_tokens` tokens (the tokenizer's truncation side is the left)."""
+    return list(tokenizer(prompt, truncation=True, max_length=max_prompt_tokens)["input_ids"])
+
+
+def completion_features(tokenizer, rows: list[dict], max_prompt_tokens: int) -> list[dict]:
+    """Prompt-completion rows (SFT on verified answers) as the token ids the policy reads and writes: the prompt cut
+    as the policy cuts it, the completion tokenised on its own as it is generated, then EOS; `completion_mask` puts
+    the loss on the completion. Left to TRL, the whole prompt (up to 600 tokens of a 320-token policy) and the
+    prompt and completion tokenised as one text would be what the candidate learns from: a context it never sees."""
+    eos = tokenizer.eos_token_id
+    out = []
+    for row in rows:
+        prompt = prompt_ids(tokenizer, row["prompt"], max_prompt_tokens)
+        completion = list(tokenizer(row["completion"], add_special_tokens=False)["input_ids"]) + [eos]
+        out.append(
+            {
+                EXAMPLE_ID: row[EXAMPLE_ID],
+                "input_ids": prompt + completion,
+                "completion_mask": [0] * len(prompt) + [1] * len(completion),
+            }
+        )
+    return out
+
+
+def pair_features(tokenizer, rows: list[dict], max_prompt_tokens: int) -> list[dict]:
+    """DPO pairs of answers (`prompt`, `chosen`, `rejected`) as token ids, the prompt cut as the policy cuts it and
+    each answer tokenised on its own with EOS (see `completion_features`)."""
+    eos = tokenizer.eos_token_id
+
+    def answer(text: str) -> list[int]:
+        return list(tokenizer(text, add_special_tokens=False)["input_ids"]) + [eos]
+
+    return [
+        {
+            EXAMPLE_ID: row[EXAMPLE_ID],
+            "prompt_ids": prompt_ids(tokenizer, row["prompt"], max_prompt_tokens),
+            "chosen_ids": answer(row["chosen"]),
+            "rejected_ids": answer(row["rejected"]),
+        }
+        for row in rows
+    ]
+
+
+def cut_prompts(tokenizer, rows: list[dict], max_prompt_tokens: int) -> list[dict]:
+    """GRPO prompts as text (TRL tokenises and samples from them): each cut to the text of its last
+    `max_prompt_tokens` tokens, the context the policy answers from in production."""
+    return [
+        {**row, "prompt": tokenizer.decode(prompt_ids(tokenizer, row["prompt"], max_prompt_tokens))} for row in rows
+    ]
+
+
 def preference_features(tokenizer, rows: list[dict], tools: list[dict] | None) -> list[dict]:
     """Trajectory pairs (`chosen_messages` / `rejected_messages`, curated from the same task) as DPO's token ids: the
     prompt is what the two conversations share, each side the rest with its assistant mask, so the preference is
@@ -467,17 +523,17 @@ class _AssistantOnlyPreferences:
 def _build_sft(job: TrainJob, model, tokenizer, common: dict, dataset):
     from trl import SFTConfig, SFTTrainer
 
-    if "input_ids" in dataset.column_names:  # trajectories, tokenised with their assistant masks (TRL applies them)
+    if "assistant_masks" in dataset.column_names:  # trajectories, tokenised with their assistant masks
         args = SFTConfig(**common, max_length=job.policy.max_position_embeddings, train_sampling_strategy="sequential")
         columns = [EXAMPLE_ID, "input_ids", "assistant_masks"]
-    else:
+    else:  # answers, tokenised as the policy reads and writes them (completion_features)
         args = SFTConfig(
             **common,
             completion_only_loss=True,
             max_length=job.policy.max_position_embeddings,
             train_sampling_strategy="sequential",
         )
-        columns = [EXAMPLE_ID, "prompt", "completion"]
+        columns = [EXAMPLE_ID, "input_ids", "completion_mask"]
     return _recorded(SFTTrainer)(
         model=model,
         args=args,
@@ -503,12 +559,8 @@ def _build_dpo(job: TrainJob, model, tokenizer, common: dict, dataset):
         train_sampling_strategy="sequential",
         **losses,
     )
-    trajectories = "prompt_ids" in dataset.column_names  # tokenised here, with assistant masks
-    columns = (
-        ["prompt_ids", "chosen_ids", "rejected_ids", *PREFERENCE_MASKS]
-        if trajectories
-        else ["prompt", "chosen", "rejected"]
-    )
+    trajectories = PREFERENCE_MASKS[0] in dataset.column_names  # tokenised with assistant masks
+    columns = ["prompt_ids", "chosen_ids", "rejected_ids", *(PREFERENCE_MASKS if trajectories else ())]
     trainer = _recorded(DPOTrainer)(
         model=model,
         args=args,
@@ -639,6 +691,7 @@ def work_key(
             "data": dataset_sha256,
             "train": settings.model_dump(mode="json"),
             "sampling": [policy.max_new_tokens, policy.temperature, policy.max_prompt_tokens],
+            "features": FEATURES_VERSION,
             **({"agent": agent.model_dump(mode="json")} if agent is not None else {}),
         },
         sort_keys=True,
@@ -651,7 +704,9 @@ def fit(job: TrainJob) -> TrainResult:
     `job.work_dir`; the model lands in `job.work_dir / "model"`. A finished job returns its recorded result."""
     import torch
     from datasets import Dataset
-    from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
+    from transformers import AutoModelForCausalLM, set_seed
+
+    from models.tokenizer import load_tokenizer
 
     done = job.work_dir / "train_result.json"
     if done.exists():
@@ -664,7 +719,7 @@ def fit(job: TrainJob) -> TrainResult:
     resume = checkpoints.latest(ckpt_root)
 
     set_seed(s.seed)
-    tokenizer = AutoTokenizer.from_pretrained(job.policy_dir)
+    tokenizer = load_tokenizer(job.policy_dir)
     model = AutoModelForCausalLM.from_pretrained(job.policy_dir, dtype=torch.float32)
     common = dict(
         output_dir=str(ckpt_root),
@@ -688,6 +743,12 @@ def fit(job: TrainJob) -> TrainResult:
         data = Dataset.from_list(trajectory_features(tokenizer, plan, job.tools))
     elif job.method == "dpo" and plan[0].get("chosen_messages"):
         data = Dataset.from_list(preference_features(tokenizer, plan, job.tools))
+    elif job.method == "sft":
+        data = Dataset.from_list(completion_features(tokenizer, plan, job.policy.max_prompt_tokens))
+    elif job.method == "dpo":
+        data = Dataset.from_list(pair_features(tokenizer, plan, job.policy.max_prompt_tokens))
+    elif job.rollout is None:
+        data = Dataset.from_list(cut_prompts(tokenizer, plan, job.policy.max_prompt_tokens))
     else:
         data = Dataset.from_list(plan)
     trainer = spec.build(job, model, tokenizer, common, data)

@@ -57,10 +57,12 @@ def _tiny_model(out: Path) -> Path:
 def phase_generate(model: Path, n_prompts: int, max_new_tokens: int) -> dict:
     """Generation tokens/s: transformers (batched, on the GPU) then vLLM, same prompts, same token count."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
+
+    from models.tokenizer import load_tokenizer
 
     prompts = _prompts(n_prompts)
-    tok = AutoTokenizer.from_pretrained(model)
+    tok = load_tokenizer(model)
     tok.padding_side = "left"
     hf = AutoModelForCausalLM.from_pretrained(model, dtype=torch.bfloat16).to("cuda").eval()
     batch = tok(prompts, return_tensors="pt", padding=True).to("cuda")

@@ -53,11 +53,10 @@ def test_parse_turn_reads_hermes_tool_calls_and_keeps_bad_json_raw():
 
 
 def test_the_compact_template_renders_tools_calls_and_results():
-    from transformers import AutoTokenizer
-
     from models.policy import SHIPPED_BASE
+    from models.tokenizer import load_tokenizer
 
-    tok = AutoTokenizer.from_pretrained(SHIPPED_BASE)
+    tok = load_tokenizer(SHIPPED_BASE)
     tok.chat_template = COMPACT_TEMPLATE
     env = make_environment(AgentSettings(), quick_settings())
     messages = [
@@ -83,12 +82,11 @@ def test_the_compact_template_renders_tools_calls_and_results():
 
 
 def test_the_compact_template_writes_an_edit_as_the_block_the_base_knows_and_reads_it_back():
-    from transformers import AutoTokenizer
-
     from models.agent import template_messages
     from models.policy import SHIPPED_BASE
+    from models.tokenizer import load_tokenizer
 
-    tok = AutoTokenizer.from_pretrained(SHIPPED_BASE)
+    tok = load_tokenizer(SHIPPED_BASE)
     tok.chat_template = COMPACT_TEMPLATE
     args = {"path": "calc/ops.py", "search": "    return a // b\n", "replace": "    return a / b\n"}
     msgs = [

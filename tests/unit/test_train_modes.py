@@ -66,17 +66,17 @@ def run(method: str, base, tmp_path, **settings) -> tuple:
     return result, steps
 
 
-def sft_job(base, tmp_path, max_steps: int, *callbacks) -> TrainJob:
-    """A small SFT job on the fixture rows with these trainer callbacks."""
+def sft_job(base, tmp_path, max_steps: int, *callbacks, data: list[dict] | None = None, policy=POLICY) -> TrainJob:
+    """A small SFT job on the fixture rows (or `data`) with these trainer callbacks."""
     return TrainJob(
         method="sft",
         policy_dir=base,
-        rows=rows("sft"),
+        rows=data or rows("sft"),
         work_dir=tmp_path / "sft",
         settings=TrainSettings(
             method="sft", max_steps=max_steps, batch_size=2, num_generations=2, save_steps=10, seed=3
         ),
-        policy=POLICY,
+        policy=policy,
         callbacks=callbacks,
     )
 
@@ -166,3 +166,31 @@ def test_training_on_the_cpu_steps_in_fp32_unless_asked_for_bf16(base_policy, tm
     assert (
         TrainSettings(precision="bf16").bf16() is True and TrainSettings(use_gpu=True, precision="fp32").bf16() is False
     )
+
+
+def test_sft_learns_each_answer_from_the_prompt_the_policy_reads(base_policy, tmp_path):
+    """The policy reads the last policy.max_prompt_tokens tokens of a prompt and writes its answer as tokens of their
+    own: the trainer sees exactly those ids, the loss on the answer and EOS only. Left to TRL, a candidate learned
+    from whole prompts (up to 600 tokens for a 320-token policy), a context it never answers from."""
+    # checked: fails when fit() hands TRL the rows' text (TRL tokenises the whole prompt)
+    from transformers import TrainerCallback
+
+    from models.tokenizer import load_tokenizer
+
+    seen: list[dict] = []
+
+    class Data(TrainerCallback):
+        def on_train_begin(self, args, state, control, train_dataloader=None, **kwargs):
+            seen.extend(train_dataloader.dataset)
+
+    long = [{**row, "prompt": "# " + "word " * 40 + row["prompt"]} for row in rows("sft")]
+    policy = PolicySettings(max_new_tokens=8, max_prompt_tokens=12)
+    fit(sft_job(base_policy, tmp_path, 1, Data(), data=long, policy=policy))
+    tok = load_tokenizer(base_policy)
+    assert seen
+    for example in seen:  # the step's batch
+        row = next(r for r in long if r["example_id"] == example["example_id"])
+        cut = tok(row["prompt"], truncation=True, max_length=12)["input_ids"]  # as Policy.generate reads it
+        answer = tok(row["completion"], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+        assert example["input_ids"] == cut + answer
+        assert [t for t in example["labels"] if t != -100] == answer

@@ -29,9 +29,9 @@ SUBMIT = "<call>submit {}</call>"
 
 @pytest.fixture(scope="module")
 def tok():
-    from transformers import AutoTokenizer
+    from models.tokenizer import load_tokenizer
 
-    return AutoTokenizer.from_pretrained(SHIPPED_AGENT_BASE)
+    return load_tokenizer(SHIPPED_AGENT_BASE)
 
 
 @pytest.fixture

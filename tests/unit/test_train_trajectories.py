@@ -32,9 +32,9 @@ def trajectory(tmp_path_factory):
 
 
 def _tokenizer():
-    from transformers import AutoTokenizer
+    from models.tokenizer import load_tokenizer
 
-    tok = AutoTokenizer.from_pretrained(SHIPPED_BASE)
+    tok = load_tokenizer(SHIPPED_BASE)
     tok.chat_template = COMPACT_TEMPLATE
     return tok
 

@@ -1,0 +1,29 @@
+"""Loading a checkpoint's tokenizer the way it was saved (models/policy.py, training, serving, the agent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# What transformers calls a tokenizer made with `tokenizers` and saved as such (the embedded base's): the generic
+# backend, which reads tokenizer.json as it is.
+GENERIC_TOKENIZERS = ("TokenizersBackend", "PreTrainedTokenizerFast")
+
+
+def load_tokenizer(path: Path | str):
+    """A checkpoint's tokenizer, reading exactly what its tokenizer.json says.
+
+    transformers 5's AutoTokenizer maps a qwen2 checkpoint whose tokenizer_config names the generic backend (the
+    embedded base's tokenizer, trained here with `tokenizers`) to Qwen2Tokenizer, which replaces the saved
+    pre-tokenizer and normalizer with Qwen2's own: a newline and the indentation after it, one token ('ĊĠĠĠ') in
+    everything the base learned from, became two ('Ċ', 'ĠĠĠ') in every prompt it read and every answer a candidate
+    was fine-tuned on (BENCHMARKS.md, "the tokenizer the base learned with"). A checkpoint that names its own class
+    (Qwen2Tokenizer, LlamaTokenizer, ...) is loaded by that class, as transformers would."""
+    import json
+
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+    config = Path(path) / "tokenizer_config.json"
+    named = json.loads(config.read_text()).get("tokenizer_class") if config.exists() else None
+    if named in GENERIC_TOKENIZERS and (Path(path) / "tokenizer.json").exists():
+        return PreTrainedTokenizerFast.from_pretrained(path)
+    return AutoTokenizer.from_pretrained(path)
