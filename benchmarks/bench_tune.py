@@ -10,8 +10,9 @@ candidates of are chosen here, on the in-domain `dev` split (issue 21 item 2). O
 (`key=value`, parsed as YAML, as the POSTGAME_TRAIN__<KEY> overrides are): `postgame train --mode M --snapshot ID`
 with those overrides (the cycle's own path: curate → TRL), then the candidate and the base answer every instance of
 the split through the gate's own scoring (`models.evaluate.score_policy`: the scaffold, one greedy answer, graded by
-the harness), and the paired outcomes are printed: resolved, wins and losses against the base, the one-sided exact
-McNemar p, PASS_TO_PASS breakage, and the training's CPU seconds.
+the harness), and the gate's own decision on the split is printed (`models.promote.decide`, the base as champion):
+resolved, wins and losses against the base, p, the detectable gain at the churn measured, which checks would refuse
+it, PASS_TO_PASS breakage, and the training's CPU seconds.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.evaluate import score_policy
 from models.policy import Policy, base_policy_dir
-from models.stats import mcnemar_exact
+from models.promote import decide
+from models.scores import SplitScores
 from postgame.config import load_config
 
 
@@ -57,25 +59,26 @@ def train(run: str, mode: str, snapshots: list[str]) -> dict:
     return json.loads(proc.stdout)
 
 
-def score(cfg, model_dir: Path, tag: str, records: list[dict], split: str, out: Path) -> dict[str, object]:
-    """{instance_id: InstanceOutcome} of one model on the split, the gate's way."""
+def score(cfg, model_dir: Path, tag: str, records: list[dict], split: str, out: Path) -> SplitScores:
+    """One model on the split, scored the gate's way."""
     policy = Policy(model_dir, name="bench-tune", version=tag, settings=cfg.policy)
-    scores = score_policy(cfg, policy, records, out / tag, split=split, key=tag)
-    return {o.instance_id: o for o in scores.outcomes}
+    return score_policy(cfg, policy, records, out / tag, split=split, key=tag)
 
 
-def compare(base: dict, cand: dict) -> dict:
-    shared = [i for i in base if i in cand and not base[i].error and not cand[i].error]
-    wins = sum(cand[i].resolved and not base[i].resolved for i in shared)
-    losses = sum(base[i].resolved and not cand[i].resolved for i in shared)
+def compare(cfg, base: SplitScores, cand: SplitScores) -> dict:
+    """The gate's own decision (`models.promote.decide`) on the split, the base as champion: what it would say of
+    this candidate if the split decided (ties, errors, sampled attempts and every threshold as the gate has them)."""
+    decision = decide({base.split: cand}, {base.split: base}, cfg.promote, split=base.split)
     return {
-        "resolved": sum(cand[i].resolved for i in shared),
-        "wins": wins,
-        "losses": losses,
-        "p": round(mcnemar_exact(wins, losses, sided="one"), 4),
-        "p2p_broken": sum(cand[i].p2p_broken for i in shared),
-        "errors": len(cand) - len(shared),
-        "n": len(shared),
+        "resolved": sum(o.resolved for o in cand.outcomes),
+        "wins": decision.wins,
+        "losses": decision.losses,
+        "p": None if decision.p_value is None else round(decision.p_value, 4),
+        "detectable": None if decision.detectable is None else round(decision.detectable, 3),
+        "gate": "promote" if decision.promote else "refuse: " + ",".join(decision.failed),
+        "p2p_broken": sum(o.p2p_broken for o in cand.outcomes),
+        "errors": sum(bool(o.error) for o in cand.outcomes),
+        "n": cand.n,
     }
 
 
@@ -100,8 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     out = cfg.home / "bench" / "tune" / time.strftime("%Y%m%dT%H%M%S")
     t0 = time.monotonic()
     base = score(cfg, base_policy_dir(cfg), "base", records, args.split, out)
-    base_row = {"run": "base", "resolved": sum(o.resolved for o in base.values()), "n": len(base)}
-    base_row["p2p_broken"] = sum(o.p2p_broken for o in base.values())
+    base_row = {"run": "base", "resolved": sum(o.resolved for o in base.outcomes), "n": base.n}
+    base_row["p2p_broken"] = sum(o.p2p_broken for o in base.outcomes)
     base_row["seconds"] = round(time.monotonic() - t0, 1)
     rows = [base_row]
     if not args.json:
@@ -111,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         result = train(run, args.mode, args.snapshot)
         model_dir = Path(json.loads((cfg.home / "runs" / result["run_id"] / "candidate.json").read_text())["model_dir"])
         row = {"run": run, "steps": result["steps"], "train_cpu_s": round(result["cost"]["cpu_s"], 1)}
-        row |= compare(base, score(cfg, model_dir, f"run{len(rows)}", records, args.split, out))
+        row |= compare(cfg, base, score(cfg, model_dir, f"run{len(rows)}", records, args.split, out))
         row["seconds"] = round(time.monotonic() - t0, 1)
         rows.append(row)
         if not args.json:

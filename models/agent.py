@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.agent.episode import Turn
+from models.tokenizer import load_tokenizer, prompt_ids
 from postgame.config import PolicySettings
 
 # The embedded base's own template. Assistant turns are wrapped in {% generation %} so that TRL / transformers can
@@ -169,11 +170,10 @@ class ChatPolicy:
         self.max_new_tokens = max_new_tokens or settings.max_new_tokens
         self._turns = 0
         self._engine: Any = None
+        self._window: int | None = None
 
     def _load(self) -> Any:
         if self._engine is None:
-            from models.tokenizer import load_tokenizer
-
             tok = load_tokenizer(self.path)
             if not tok.chat_template:
                 tok.chat_template = COMPACT_TEMPLATE
@@ -188,6 +188,14 @@ class ChatPolicy:
                 model.eval()
                 self._engine = (model, tok)
         return self._engine
+
+    def _prompt_limit(self) -> int:
+        """The most prompt tokens a turn reads (its last ones): the context window less the turn's new tokens."""
+        if self._window is None:
+            from transformers import AutoConfig
+
+            self._window = int(getattr(AutoConfig.from_pretrained(self.path), "max_position_embeddings", 2048))
+        return max(16, self._window - self.max_new_tokens)
 
     def render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
         _, tok = self._load()
@@ -208,9 +216,10 @@ class ChatPolicy:
                 n=self.candidates,
                 temperature=0.0 if self.greedy and self.candidates == 1 else self.settings.temperature,
             )
-            out = engine.generate([prompt], params)[0]
-            texts, n_prompt = [o.text for o in out.outputs], len(out.prompt_token_ids)
-            n_out = sum(len(o.token_ids) for o in out.outputs)
+            ids = prompt_ids(tok, prompt, self._prompt_limit(), add_special_tokens=False)
+            out = engine.generate([{"prompt_token_ids": ids}], params)[0]
+            texts = [tok.decode(o.token_ids, skip_special_tokens=True) for o in out.outputs]
+            n_prompt, n_out = len(out.prompt_token_ids), sum(len(o.token_ids) for o in out.outputs)
         else:
             texts, n_prompt, n_out = self._generate(engine, tok, prompt, seed)
         latency = (time.perf_counter() - start) * 1000
@@ -224,8 +233,8 @@ class ChatPolicy:
         deterministic), independent draws when sampling. Token counts cover every candidate made."""
         import torch
 
-        limit = max(16, getattr(model.config, "max_position_embeddings", 2048) - self.max_new_tokens)
-        ids = tok(prompt, return_tensors="pt", truncation=True, max_length=limit, add_special_tokens=False)
+        prompt_row = torch.tensor([prompt_ids(tok, prompt, self._prompt_limit(), add_special_tokens=False)])
+        ids = {"input_ids": prompt_row, "attention_mask": torch.ones_like(prompt_row)}
         torch.manual_seed(seed)
         n = self.candidates
         search: dict[str, Any]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from models.tokenizer import load_tokenizer
+from models.tokenizer import load_tokenizer, prompt_ids
 from postgame.config import Config, PolicySettings
 from postgame.settings.factory import FactorySettings
 
@@ -140,23 +140,25 @@ class Policy:
         self._engine: Any = None  # a vLLM LLM, or (model, tokenizer) of transformers; loaded on first use
 
     def _load(self):
+        """(engine, tokenizer): a vLLM LLM or a transformers model, and the checkpoint's tokenizer as saved."""
         if self._engine is None:
+            tok = load_tokenizer(self.path)
             if self.settings.engine == "vllm":
                 from vllm import LLM  # GPU path: pip install 'postgame[gpu]'
 
-                self._engine = LLM(model=str(self.path), seed=self.settings.seed)
+                self._engine = (LLM(model=str(self.path), seed=self.settings.seed), tok)
             else:
                 from transformers import AutoModelForCausalLM
 
-                tok = load_tokenizer(self.path)
                 model = AutoModelForCausalLM.from_pretrained(self.path)
                 model.eval()
                 self._engine = (model, tok)
         return self._engine
 
     def generate(self, prompts: list[str], *, seed: int | None = None, greedy: bool = False) -> list[Generation]:
-        """One completion per prompt: sampled (simulation, RL) or greedy (evaluation, deterministic)."""
-        engine = self._load()
+        """One completion per prompt: sampled (simulation, RL) or greedy (evaluation, deterministic). Both engines
+        read the same ids (`prompt_ids`: the saved tokenizer, the prompt cut to `max_prompt_tokens`)."""
+        engine, tok = self._load()
         seed = self.settings.seed if seed is None else seed
         if self.settings.engine == "vllm":
             from vllm import SamplingParams
@@ -166,32 +168,41 @@ class Policy:
                 seed=seed,
                 temperature=0.0 if greedy else self.settings.temperature,
             )
+            inputs = [{"prompt_token_ids": prompt_ids(tok, p, self.settings.max_prompt_tokens)} for p in prompts]
             start = time.perf_counter()
-            outs = engine.generate(prompts, params)
+            outs = engine.generate(inputs, params)
             each_ms = (time.perf_counter() - start) * 1000 / max(1, len(prompts))
             return [
-                Generation(o.outputs[0].text, len(o.prompt_token_ids), len(o.outputs[0].token_ids), each_ms)
+                Generation(
+                    tok.decode(o.outputs[0].token_ids, skip_special_tokens=True),
+                    len(o.prompt_token_ids),
+                    len(o.outputs[0].token_ids),
+                    each_ms,
+                )
                 for o in outs
             ]
-        return [self._generate_one(engine, prompt, seed + i, greedy) for i, prompt in enumerate(prompts)]
+        return [self._generate_one(engine, tok, prompt, seed + i, greedy) for i, prompt in enumerate(prompts)]
 
-    def _generate_one(self, engine, prompt: str, seed: int, greedy: bool) -> Generation:
+    def _generate_one(self, model, tok, prompt: str, seed: int, greedy: bool) -> Generation:
         import torch
 
-        model, tok = engine
-        ids = tok(prompt, return_tensors="pt", truncation=True, max_length=self.settings.max_prompt_tokens)
+        ids = torch.tensor([prompt_ids(tok, prompt, self.settings.max_prompt_tokens)])
         torch.manual_seed(seed)
         start = time.perf_counter()
         with torch.no_grad():
             sampling = {"do_sample": False} if greedy else {"do_sample": True, "temperature": self.settings.temperature}
             out = model.generate(
-                **ids, max_new_tokens=self.settings.max_new_tokens, pad_token_id=tok.pad_token_id, **sampling
+                input_ids=ids,
+                attention_mask=torch.ones_like(ids),
+                max_new_tokens=self.settings.max_new_tokens,
+                pad_token_id=tok.pad_token_id,
+                **sampling,
             )
         latency = (time.perf_counter() - start) * 1000
-        completion = out[0, ids["input_ids"].shape[1] :]
+        completion = out[0, ids.shape[1] :]
         return Generation(
             tok.decode(completion, skip_special_tokens=True),
-            int(ids["input_ids"].shape[1]),
+            int(ids.shape[1]),
             int(completion.shape[0]),
             latency,
         )

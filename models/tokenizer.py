@@ -27,3 +27,19 @@ def load_tokenizer(path: Path | str):
     if named in GENERIC_TOKENIZERS and (Path(path) / "tokenizer.json").exists():
         return PreTrainedTokenizerFast.from_pretrained(path)
     return AutoTokenizer.from_pretrained(path)
+
+
+def prompt_ids(tokenizer, prompt: str, max_prompt_tokens: int, *, add_special_tokens: bool = True) -> list[int]:
+    """The prompt's token ids as the policy reads it on every engine (transformers, vLLM) and as training feeds it:
+    its last `max_prompt_tokens` tokens (the tokenizer's truncation side is the left). vLLM is handed these ids,
+    never the text: it would tokenise with AutoTokenizer, the reading `load_tokenizer` exists to avoid."""
+    return list(
+        tokenizer(prompt, truncation=True, max_length=max_prompt_tokens, add_special_tokens=add_special_tokens)[
+            "input_ids"
+        ]
+    )
+
+
+def answer_ids(tokenizer, answer: str) -> list[int]:
+    """An answer's token ids as the policy writes them after its prompt: tokenised on its own, then EOS."""
+    return list(tokenizer(answer, add_special_tokens=False)["input_ids"]) + [tokenizer.eos_token_id]

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from models import checkpoints
+from models.tokenizer import answer_ids, prompt_ids
 from postgame.config import Config, PolicySettings, TrainSettings
 from postgame.curate import CuratedDataset, load_rows, rows_of
 from postgame.settings.agent import AgentSettings
@@ -420,22 +421,15 @@ def trajectory_features(tokenizer, rows: list[dict], tools: list[dict] | None) -
     return out
 
 
-def prompt_ids(tokenizer, prompt: str, max_prompt_tokens: int) -> list[int]:
-    """The prompt's token ids as the policy reads it (`Policy.generate`, `models.answer`): its last
-    `max_prompt_tokens` tokens (the tokenizer's truncation side is the left)."""
-    return list(tokenizer(prompt, truncation=True, max_length=max_prompt_tokens)["input_ids"])
-
-
 def completion_features(tokenizer, rows: list[dict], max_prompt_tokens: int) -> list[dict]:
     """Prompt-completion rows (SFT on verified answers) as the token ids the policy reads and writes: the prompt cut
     as the policy cuts it, the completion tokenised on its own as it is generated, then EOS; `completion_mask` puts
     the loss on the completion. Left to TRL, the whole prompt (up to 600 tokens of a 320-token policy) and the
     prompt and completion tokenised as one text would be what the candidate learns from: a context it never sees."""
-    eos = tokenizer.eos_token_id
     out = []
     for row in rows:
         prompt = prompt_ids(tokenizer, row["prompt"], max_prompt_tokens)
-        completion = list(tokenizer(row["completion"], add_special_tokens=False)["input_ids"]) + [eos]
+        completion = answer_ids(tokenizer, row["completion"])
         out.append(
             {
                 EXAMPLE_ID: row[EXAMPLE_ID],
@@ -449,17 +443,12 @@ def completion_features(tokenizer, rows: list[dict], max_prompt_tokens: int) -> 
 def pair_features(tokenizer, rows: list[dict], max_prompt_tokens: int) -> list[dict]:
     """DPO pairs of answers (`prompt`, `chosen`, `rejected`) as token ids, the prompt cut as the policy cuts it and
     each answer tokenised on its own with EOS (see `completion_features`)."""
-    eos = tokenizer.eos_token_id
-
-    def answer(text: str) -> list[int]:
-        return list(tokenizer(text, add_special_tokens=False)["input_ids"]) + [eos]
-
     return [
         {
             EXAMPLE_ID: row[EXAMPLE_ID],
             "prompt_ids": prompt_ids(tokenizer, row["prompt"], max_prompt_tokens),
-            "chosen_ids": answer(row["chosen"]),
-            "rejected_ids": answer(row["rejected"]),
+            "chosen_ids": answer_ids(tokenizer, row["chosen"]),
+            "rejected_ids": answer_ids(tokenizer, row["rejected"]),
         }
         for row in rows
     ]

@@ -194,3 +194,52 @@ def test_sft_learns_each_answer_from_the_prompt_the_policy_reads(base_policy, tm
         answer = tok(row["completion"], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
         assert example["input_ids"] == cut + answer
         assert [t for t in example["labels"] if t != -100] == answer
+
+
+def test_dpo_and_grpo_read_the_prompt_cut_as_the_policy_reads_it(base_policy, tmp_path):
+    """DPO's pairs and GRPO's prompts are cut to the policy's last max_prompt_tokens tokens, as SFT's are."""
+    # checked: fails when pair_features or cut_prompts keep the whole prompt
+    from transformers import TrainerCallback
+
+    from models.tokenizer import load_tokenizer
+
+    tok = load_tokenizer(base_policy)
+    policy = PolicySettings(max_new_tokens=8, max_prompt_tokens=12)
+    seen: list[dict] = []
+
+    class Data(TrainerCallback):
+        def on_train_begin(self, args, state, control, train_dataloader=None, **kwargs):
+            seen.extend(train_dataloader.dataset)
+
+    graded: list[str] = []  # the prompts GRPO's reward is shown: the ones its completions were sampled from
+
+    def reward(prompts=None, completions=None, **columns):
+        graded.extend(prompts)
+        return varying_reward(prompts, completions)
+
+    for method in ("dpo", "grpo"):
+        long = [{**row, "prompt": "# " + "word " * 40 + row["prompt"]} for row in rows(method)]
+        settings = TrainSettings(method=method, max_steps=1, batch_size=2, num_generations=2, save_steps=10, seed=3)
+        fit(
+            TrainJob(
+                method=method,
+                policy_dir=base_policy,
+                rows=long,
+                work_dir=tmp_path / method,
+                settings=settings,
+                policy=policy,
+                reward_fn=reward,
+                callbacks=(Data(),) if method == "dpo" else (),
+            )
+        )
+        cuts = {r["example_id"]: tok(r["prompt"], truncation=True, max_length=12)["input_ids"] for r in long}
+        if method == "dpo":
+            assert seen
+            for example in seen:
+                row = next(r for r in long if r["example_id"] == example["example_id"])
+                assert example["prompt_ids"] == cuts[row["example_id"]]
+                assert example["chosen_ids"] == tok(row["chosen"], add_special_tokens=False)["input_ids"] + [
+                    tok.eos_token_id
+                ]
+        else:
+            assert graded and set(graded) <= {tok.decode(c) for c in cuts.values()}
