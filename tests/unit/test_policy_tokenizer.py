@@ -25,12 +25,23 @@ def test_the_policy_reads_a_prompt_as_the_base_learned_to():
     assert "ĊĠĠĠ" in tok.convert_ids_to_tokens(learned)  # a newline and its indentation: one token
 
 
-def test_a_checkpoint_that_names_its_tokenizer_class_is_loaded_by_that_class():
-    # the agent base was saved by a Qwen2Tokenizer: it loads as one, reading as its tokenizer.json (Qwen2's split) says
-    tok = load_tokenizer(SHIPPED_AGENT_BASE)
+def test_a_checkpoint_that_names_its_tokenizer_class_is_loaded_by_that_class(tmp_path):
+    # a real Qwen2 checkpoint's tokenizer (saved by Qwen2Tokenizer, as AutoTokenizer leaves it): loaded as one,
+    # reading as its tokenizer.json (Qwen2's split) says
+    from transformers import AutoTokenizer
+
+    AutoTokenizer.from_pretrained(SHIPPED_BASE).save_pretrained(tmp_path)
+    tok = load_tokenizer(tmp_path)
     assert type(tok).__name__ == "Qwen2Tokenizer"
-    saved = Tokenizer.from_file(str(SHIPPED_AGENT_BASE / "tokenizer.json")).encode(CODE).ids
+    saved = Tokenizer.from_file(str(tmp_path / "tokenizer.json")).encode(CODE).ids
     assert tok(CODE)["input_ids"] == saved
+
+
+def test_the_agent_base_reads_as_the_base_learned_to():
+    # the agent base is fine-tuned from the base and keeps its tokenizer: the same ids for the same text
+    agent, base = load_tokenizer(SHIPPED_AGENT_BASE), load_tokenizer(SHIPPED_BASE)
+    assert agent(CODE)["input_ids"] == base(CODE)["input_ids"]
+    assert agent.chat_template
 
 
 class _StandInLLM:
