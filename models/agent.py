@@ -258,9 +258,17 @@ class ChatPolicy:
         return texts, int(width), made
 
 
+def _names(context: str, path: str) -> bool:
+    """Does `context` name `path` whole (a listing's line, a shown file's header), not as part of a longer path?"""
+    return re.search(r"(?<![\w./-])" + re.escape(path) + r"(?![\w/-]|\.\w)", context) is not None
+
+
 def usable_turn(message: dict[str, Any], context: str) -> bool:
-    """Would the scaffold let this turn through? It calls a tool, and each edit it makes copies its search text from
-    what the agent was shown and changes something (the single answer's edit check, models/answer.py)."""
+    """Would the scaffold let this turn through? It calls a tool, and each edit it makes names a file the agent was
+    shown, copies its search text from what it was shown and changes something (the single answer's edit check,
+    models/answer.py). Without the file check, 12 of 162 edits of the agent base on the in-domain bugs named a file
+    that does not exist ('.py', a path it half-remembered) and the episode went on to submit an unchanged tree
+    (BENCHMARKS.md, "Session 20")."""
     calls = message.get("tool_calls") or []
     if not calls:
         return False
@@ -271,8 +279,10 @@ def usable_turn(message: dict[str, Any], context: str) -> bool:
             args = json.loads(call["function"]["arguments"])
         except json.JSONDecodeError:
             return False
-        search, replace = args.get("search", ""), args.get("replace", "")
+        search, replace, path = args.get("search", ""), args.get("replace", ""), args.get("path", "")
         if not isinstance(search, str) or not search.strip() or search == replace or search not in context:
+            return False
+        if not isinstance(path, str) or not path or not _names(context, path):
             return False
     return True
 

@@ -112,8 +112,15 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
         "tokenizer": "as-saved",  # models.policy.load_tokenizer: grades made with transformers' Qwen2 rewrite differ
         "harness": cfg.eval.model_dump(mode="json", exclude=_KEY_EXCLUDE),
     }
-    if cfg.agent.enabled:  # episodes: the tools, the limits and the observation format change what is graded
-        payload["agent"] = cfg.agent.model_dump(mode="json")
+    if cfg.agent.enabled:  # episodes: the tools, the limits, the observation format and the turn check
+        import inspect
+
+        from models import agent
+
+        check = inspect.getsource(agent.usable_turn) + inspect.getsource(agent._names)
+        payload["agent"] = cfg.agent.model_dump(mode="json") | {
+            "turn_check": hashlib.sha256(check.encode()).hexdigest()
+        }
     if cfg.agent.enabled or cfg.scaffold.visible_tests:  # what the visible tests show (evals/agent/visible.py)
         payload["visible_cut"] = visible.cut_digest()
     if cfg.promote.samples > 1:  # K sampled answers per instance instead of the one deterministic answer

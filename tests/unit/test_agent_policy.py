@@ -194,9 +194,10 @@ def test_a_local_checkpoint_with_its_own_template_acts_through_tool_calls(tool_c
 
 
 def test_the_scaffold_lets_through_only_edits_copied_from_what_was_shown_that_change_something():
+    # checked: the `.py` and `pkg/a.py` cases fail when usable_turn does not check the edit's path
     from models.agent import usable_turn
 
-    def edit(search, replace):
+    def edit(search, replace, path="a.py"):
         return {
             "role": "assistant",
             "content": None,
@@ -206,14 +207,16 @@ def test_the_scaffold_lets_through_only_edits_copied_from_what_was_shown_that_ch
                     "type": "function",
                     "function": {
                         "name": "edit",
-                        "arguments": json.dumps({"path": "a.py", "search": search, "replace": replace}),
+                        "arguments": json.dumps({"path": path, "search": search, "replace": replace}),
                     },
                 }
             ],
         }
 
-    shown = "def f(a, b):\n    return a // b\n"
+    shown = "Fix f.\n\na.py\n```python\ndef f(a, b):\n    return a // b\n```\n"
     assert usable_turn(edit("    return a // b\n", "    return a / b\n"), shown)
+    for path in (".py", "pkg/a.py", "b.py", ""):  # a file the agent was never shown (the tool would refuse it)
+        assert not usable_turn(edit("    return a // b\n", "    return a / b\n", path), shown)
     assert not usable_turn(edit("    return a // b\n", "    return a // b\n"), shown)  # changes nothing
     assert not usable_turn(edit("    return a % b\n", "    return a / b\n"), shown)  # not what was shown
     assert not usable_turn({"role": "assistant", "content": "hm"}, shown)  # no tool call
