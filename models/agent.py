@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.agent.episode import Turn
-from models.tokenizer import load_tokenizer, prompt_ids
+from models.tokenizer import load_tokenizer, prompt_batch, prompt_ids
 from postgame.config import PolicySettings
 
 # The embedded base's own template. Assistant turns are wrapped in {% generation %} so that TRL / transformers can
@@ -233,8 +233,7 @@ class ChatPolicy:
         deterministic), independent draws when sampling. Token counts cover every candidate made."""
         import torch
 
-        prompt_row = torch.tensor([prompt_ids(tok, prompt, self._prompt_limit(), add_special_tokens=False)])
-        ids = {"input_ids": prompt_row, "attention_mask": torch.ones_like(prompt_row)}
+        ids = prompt_batch(tok, prompt, self._prompt_limit(), add_special_tokens=False)
         torch.manual_seed(seed)
         n = self.candidates
         search: dict[str, Any]

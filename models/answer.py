@@ -31,6 +31,7 @@ from pathlib import Path
 
 from evals.harness.searchreplace import SearchReplaceError, parse_edits
 from models.policy import Generation, Policy
+from models.tokenizer import prompt_batch
 from postgame.settings.harness import HarnessSettings
 from postgame.settings.scaffold import ScaffoldSettings
 
@@ -141,7 +142,7 @@ def _draws(policy: Policy, prompt: str, n: int, seed: int) -> list[Generation]:
     import torch
 
     model, tok = policy._load()
-    ids = tok(prompt, return_tensors="pt", truncation=True, max_length=policy.settings.max_prompt_tokens)
+    ids = prompt_batch(tok, prompt, policy.settings.max_prompt_tokens)
     torch.manual_seed(seed)
     start = time.perf_counter()
     with torch.no_grad():
@@ -175,7 +176,7 @@ def _beams(policy: Policy, prompt: str, n: int) -> list[Generation]:
     import torch
 
     model, tok = policy._load()  # the transformers engine of the policy (same package)
-    ids = tok(prompt, return_tensors="pt", truncation=True, max_length=policy.settings.max_prompt_tokens)
+    ids = prompt_batch(tok, prompt, policy.settings.max_prompt_tokens)
     start = time.perf_counter()
     with torch.no_grad():
         out = model.generate(

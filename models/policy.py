@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from models.tokenizer import load_tokenizer, prompt_ids
+from models.tokenizer import load_tokenizer, prompt_batch, prompt_ids
 from postgame.config import Config, PolicySettings
 from postgame.settings.factory import FactorySettings
 
@@ -186,23 +186,19 @@ class Policy:
     def _generate_one(self, model, tok, prompt: str, seed: int, greedy: bool) -> Generation:
         import torch
 
-        ids = torch.tensor([prompt_ids(tok, prompt, self.settings.max_prompt_tokens)])
+        ids = prompt_batch(tok, prompt, self.settings.max_prompt_tokens)
         torch.manual_seed(seed)
         start = time.perf_counter()
         with torch.no_grad():
             sampling = {"do_sample": False} if greedy else {"do_sample": True, "temperature": self.settings.temperature}
             out = model.generate(
-                input_ids=ids,
-                attention_mask=torch.ones_like(ids),
-                max_new_tokens=self.settings.max_new_tokens,
-                pad_token_id=tok.pad_token_id,
-                **sampling,
+                **ids, max_new_tokens=self.settings.max_new_tokens, pad_token_id=tok.pad_token_id, **sampling
             )
         latency = (time.perf_counter() - start) * 1000
-        completion = out[0, ids.shape[1] :]
+        completion = out[0, ids["input_ids"].shape[1] :]
         return Generation(
             tok.decode(completion, skip_special_tokens=True),
-            int(ids.shape[1]),
+            int(ids["input_ids"].shape[1]),
             int(completion.shape[0]),
             latency,
         )

@@ -43,3 +43,11 @@ def prompt_ids(tokenizer, prompt: str, max_prompt_tokens: int, *, add_special_to
 def answer_ids(tokenizer, answer: str) -> list[int]:
     """An answer's token ids as the policy writes them after its prompt: tokenised on its own, then EOS."""
     return list(tokenizer(answer, add_special_tokens=False)["input_ids"]) + [tokenizer.eos_token_id]
+
+
+def prompt_batch(tokenizer, prompt: str, max_prompt_tokens: int, *, add_special_tokens: bool = True) -> dict:
+    """`prompt_ids` as the one-row tensors transformers' `generate` takes (input ids and their attention mask)."""
+    import torch
+
+    row = torch.tensor([prompt_ids(tokenizer, prompt, max_prompt_tokens, add_special_tokens=add_special_tokens)])
+    return {"input_ids": row, "attention_mask": torch.ones_like(row)}
