@@ -225,7 +225,8 @@ class ChatPolicy:
         latency = (time.perf_counter() - start) * 1000
         turns = [parse_turn(t, self._turns) for t in texts]
         context = "\n".join(m.get("content") or "" for m in messages if m.get("role") in ("user", "tool"))
-        chosen = next((t for t in turns if usable_turn(t, context)), turns[0])
+        previous = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
+        chosen = next((t for t in turns if usable_turn(t, context, previous)), turns[0])
         return Turn(chosen, n_prompt, n_out, latency)
 
     def _generate(self, model: Any, tok: Any, prompt: str, seed: int) -> tuple[list[str], int, int]:
@@ -262,14 +263,31 @@ def _names(context: str, path: str) -> bool:
     return re.search(r"(?<![\w./-])" + re.escape(path) + r"(?![\w/-]|\.\w)", context) is not None
 
 
-def usable_turn(message: dict[str, Any], context: str) -> bool:
+def _calls(message: dict[str, Any] | None) -> list[tuple[str, Any]]:
+    out = []
+    for call in (message or {}).get("tool_calls") or []:
+        raw = call["function"]["arguments"]
+        try:
+            args = json.loads(raw) if isinstance(raw, str) else raw
+        except json.JSONDecodeError:
+            args = raw
+        out.append((call["function"]["name"], args))
+    return out
+
+
+def usable_turn(message: dict[str, Any], context: str, previous: dict[str, Any] | None = None) -> bool:
     """Would the scaffold let this turn through? It calls a tool, and each edit it makes names a file the agent was
     shown, copies its search text from what it was shown and changes something (the single answer's edit check,
     models/answer.py). Without the file check, 12 of 162 edits of the agent base on the in-domain bugs named a file
     that does not exist ('.py', a path it half-remembered) and the episode went on to submit an unchanged tree
-    (BENCHMARKS.md, "Session 20")."""
+    (BENCHMARKS.md, "Session 20"). Nor does it repeat the `previous` turn's calls (a submit aside: a second submit
+    after a refused one means something): the same call on an unchanged copy only shows the same thing again, and 8
+    of 140 episodes ran the same failing tests until the budget ended them."""
     calls = message.get("tool_calls") or []
     if not calls:
+        return False
+    mine = _calls(message)
+    if previous is not None and mine == _calls(previous) and all(name != "submit" for name, _ in mine):
         return False
     for call in calls:
         if call["function"]["name"] != "edit":

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.agent.env import tests_observation
+from evals.agent.env import first_observation, tests_observation
 from evals.agent.episode import SYSTEM_PROMPT, call_message
 from evals.agent.workspace import edit_message
 from evals.factory.mutate import find_mutations
@@ -37,11 +37,9 @@ from models.agent import COMPACT_TEMPLATE
 from models.base_data import Example
 from models.bootstrap import training_precision
 from postgame.config import Config
+from postgame.settings.agent import AgentSettings
 
-TOOLS_LINE = (
-    "Visible tests: {tests}. Tools: list_files, view, search, edit, run_tests, submit. Call one tool per "
-    "turn; call submit() when the fix is done."
-)
+TOOL_NAMES = "list_files, view, search, edit, run_tests, submit"  # the default agent.tools, as reset names them
 _CODE = re.compile(r"```[a-z]*\n(.*?)```\nThe fix goes in (\S+)\.", re.S)
 
 
@@ -123,7 +121,8 @@ def trajectory(example: Example, rng: random.Random, s: AgentBaseSettings) -> tu
     gold = _edit_args(example.completion)
     if gold is None:
         return None
-    user = example.prompt.rstrip() + "\n\n" + TOOLS_LINE.format(tests=f"tests/test_{Path(gold['path']).stem}.py")
+    tests = f"tests/test_{Path(gold['path']).stem}.py"
+    user = first_observation(example.prompt, tests, TOOL_NAMES, AgentSettings().max_observation_chars)
     msgs: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
     n = [0]
 

@@ -115,11 +115,14 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
     if cfg.agent.enabled:  # episodes: the tools, the limits, the observation format and the turn check
         import inspect
 
+        from evals.agent import env
         from models import agent
 
-        check = inspect.getsource(agent.usable_turn) + inspect.getsource(agent._names)
+        check = "".join(inspect.getsource(f) for f in (agent.usable_turn, agent._names, agent._calls))
+        shown = inspect.getsource(env.first_observation) + inspect.getsource(env.tests_observation)
         payload["agent"] = cfg.agent.model_dump(mode="json") | {
-            "turn_check": hashlib.sha256(check.encode()).hexdigest()
+            "turn_check": hashlib.sha256(check.encode()).hexdigest(),
+            "observations": hashlib.sha256(shown.encode()).hexdigest(),
         }
     if cfg.agent.enabled or cfg.scaffold.visible_tests:  # what the visible tests show (evals/agent/visible.py)
         payload["visible_cut"] = visible.cut_digest()

@@ -24,6 +24,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--base", type=Path, default=SHIPPED_BASE, help="The base to teach (default: the shipped one).")
     parser.add_argument("--steps", type=int, default=AgentBaseSettings.steps)
+    parser.add_argument("--learning-rate", type=float, default=AgentBaseSettings.learning_rate)
+    parser.add_argument("--recover-share", type=float, default=AgentBaseSettings.recover_share)
     parser.add_argument("--config", default=None)
     args = parser.parse_args()
     cfg = load_config(args.config)
@@ -31,7 +33,12 @@ def main() -> int:
         cfg,
         args.out,
         base_dir=args.base,
-        settings=AgentBaseSettings(steps=args.steps, precision=cfg.policy.bootstrap.precision),
+        settings=AgentBaseSettings(
+            steps=args.steps,
+            learning_rate=args.learning_rate,
+            recover_share=args.recover_share,
+            precision=cfg.policy.bootstrap.precision,
+        ),
         say=lambda m: print(m, flush=True),
     )
     print(

@@ -162,11 +162,8 @@ class AgentEnvironment:
     def _first_observation(self, inst: Instance, ws: Workspace, context: str | None) -> str:
         names = ", ".join(self.tool_names)
         tests = ", ".join(ws.visible) or "none"
-        task = (
-            context.strip() if context else f"Task {inst.instance_id} in {inst.repo}:\n{inst.problem_statement.strip()}"
-        )
-        tail = f"Visible tests: {tests}. Tools: {names}. Call one tool per turn; call submit() when the fix is done."
-        return task[: max(0, self.settings.max_observation_chars - len(tail) - 2)] + "\n\n" + tail
+        task = context if context else f"Task {inst.instance_id} in {inst.repo}:\n{inst.problem_statement}"
+        return first_observation(task, tests, names, self.settings.max_observation_chars)
 
     @property
     def done(self) -> bool:
@@ -368,6 +365,15 @@ class AgentEnvironment:
             f" and {len(verdict.broken) - 10} more" if len(verdict.broken) > 10 else ""
         )
         return f"{len(verdict.broken)} visible test(s) that passed before your changes fail now: {shown}"
+
+
+def first_observation(task: str, tests: str, tools: str, limit: int) -> str:
+    """The episode's first observation: what the agent can use, then the task, ending as the task's own text ends
+    (a scaffold's oracle prompt ends where its answer starts: the embedded base reads the code it must fix right
+    before it writes the fix, as it learned to). The task is cut to `limit` characters with the line before it."""
+    head = f"Visible tests: {tests}. Tools: {tools}. Call one tool per turn; call submit() when the fix is done."
+    task = task.strip() + "\n"
+    return head + "\n\n" + task[: max(0, limit - len(head) - 2)]
 
 
 def tests_observation(

@@ -191,6 +191,31 @@ def test_trajectory_is_openai_chat_shape(tiny):
     assert traj.messages[3]["tool_call_id"] == call["id"]
 
 
+def test_the_first_observation_ends_with_the_task_as_the_agent_base_learned_to_read_it(tiny):
+    """The oracle prompt ends where the answer starts; the first observation keeps it last, so the edit follows the
+    code it fixes as in the base's training, and the agent base's synthetic trajectories open the same way."""
+    import random
+
+    from models.agent_base import TOOL_NAMES, AgentBaseSettings, trajectory
+    from models.base_data import Example
+
+    prompt = "Fix it.\n\ncalc/ops.py (lines 1-2)\n```python\ndef divide(a, b):\n    return a // b\n```\nThe fix goes in calc/ops.py.\n"
+    env = make_environment(AgentSettings(), quick_settings(), repos_dir=tiny.repos_dir)
+    first = env.reset(tiny.instance, context=prompt)
+    env.close()
+    assert first.startswith("Visible tests: ") and first.endswith(prompt)
+    assert TOOL_NAMES == ", ".join(env.tool_names)
+    gold = "calc/ops.py\n<<<<<<< SEARCH\n    return a // b\n=======\n    return a / b\n>>>>>>> REPLACE\n"
+    messages, _ = trajectory(
+        Example(prompt=prompt, completion=gold, kind="repair"), random.Random(0), AgentBaseSettings()
+    )
+    learned = messages[1]["content"]
+    assert (
+        learned.endswith(prompt)
+        and learned.split("\n\n")[0].split(". Tools:")[1] == first.split("\n\n")[0].split(". Tools:")[1]
+    )
+
+
 def test_tool_schemas_render_from_the_methods(tiny):
     from evals.agent.episode import tool_schemas
 

@@ -194,7 +194,7 @@ def test_a_local_checkpoint_with_its_own_template_acts_through_tool_calls(tool_c
 
 
 def test_the_scaffold_lets_through_only_edits_copied_from_what_was_shown_that_change_something():
-    # checked: the `.py` and `pkg/a.py` cases fail when usable_turn does not check the edit's path
+    # checked: the `.py` and `pkg/a.py` cases fail when usable_turn does not check the edit's path; the run_tests case when it lets a repeated call through
     from models.agent import usable_turn
 
     def edit(search, replace, path="a.py"):
@@ -221,6 +221,10 @@ def test_the_scaffold_lets_through_only_edits_copied_from_what_was_shown_that_ch
     assert not usable_turn(edit("    return a % b\n", "    return a / b\n"), shown)  # not what was shown
     assert not usable_turn({"role": "assistant", "content": "hm"}, shown)  # no tool call
     assert usable_turn(parse_turn("<call>run_tests {}</call>", 1), shown)
+    run, submit = parse_turn("<call>run_tests {}</call>", 2), parse_turn("<call>submit {}</call>", 2)
+    assert not usable_turn(run, shown, previous=parse_turn("<call>run_tests {}</call>", 1))  # nothing new to see
+    assert usable_turn(run, shown, previous=edit("    return a // b\n", "    return a / b\n"))
+    assert usable_turn(submit, shown, previous=parse_turn("<call>submit {}</call>", 1))  # the second submit counts
 
 
 # --- torch threads in the processes that play episodes ----------------------------------------------------------------

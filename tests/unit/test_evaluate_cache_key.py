@@ -27,3 +27,18 @@ def test_the_cut_of_the_visible_tests_is_in_the_key_where_they_run(tmp_path, mon
     before = cache_key(cfg, "indomain", RECORDS)
     monkeypatch.setattr(visible, "cut_digest", lambda: "another cut")
     assert (cache_key(cfg, "indomain", RECORDS) != before) is keyed
+
+
+def _another_first_observation(task: str, tests: str, tools: str, limit: int) -> str:
+    return task + "\n\nVisible tests: " + tests  # the layout before session 21: the task first
+
+
+@pytest.mark.parametrize("agent, keyed", [(True, True), (False, False)])
+def test_the_layout_of_the_observations_is_in_the_key_of_episodes(tmp_path, monkeypatch, agent, keyed):
+    from evals.agent import env
+
+    cfg = make_config(tmp_path)
+    cfg = cfg.model_copy(update={"agent": cfg.agent.model_copy(update={"enabled": agent})})
+    before = cache_key(cfg, "indomain", RECORDS)
+    monkeypatch.setattr(env, "first_observation", _another_first_observation)
+    assert (cache_key(cfg, "indomain", RECORDS) != before) is keyed
