@@ -283,18 +283,15 @@ def usable_turn(message: dict[str, Any], context: str, previous: dict[str, Any] 
     (BENCHMARKS.md, "Session 20"). Nor does it repeat the `previous` turn's calls (a submit aside: a second submit
     after a refused one means something): the same call on an unchanged copy only shows the same thing again, and 8
     of 140 episodes ran the same failing tests until the budget ended them."""
-    calls = message.get("tool_calls") or []
+    calls = _calls(message)
     if not calls:
         return False
-    mine = _calls(message)
-    if previous is not None and mine == _calls(previous) and all(name != "submit" for name, _ in mine):
+    if previous is not None and calls == _calls(previous) and all(name != "submit" for name, _ in calls):
         return False
-    for call in calls:
-        if call["function"]["name"] != "edit":
+    for name, args in calls:
+        if name != "edit":
             continue
-        try:
-            args = json.loads(call["function"]["arguments"])
-        except json.JSONDecodeError:
+        if not isinstance(args, dict):  # arguments that are not a JSON object
             return False
         search, replace, path = args.get("search", ""), args.get("replace", ""), args.get("path", "")
         if not isinstance(search, str) or not search.strip() or search == replace or search not in context:
