@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.agent.episode import Turn
+from evals.agent.episode import Trial, Turn
 from models.tokenizer import load_tokenizer, prompt_batch, prompt_ids
 from postgame.config import PolicySettings
 
@@ -162,8 +162,10 @@ class ChatPolicy:
         greedy: bool = True,
         max_new_tokens: int | None = None,
         candidates: int = 1,
+        verify: bool = False,
     ):
         self.path, self.settings, self.name = Path(path), settings, name or str(path)
+        self.verify = verify  # edit turns checked against the visible tests (`choose_turn`), given the episode's trial
         self.seed = settings.seed if seed is None else seed
         self.greedy = greedy
         self.candidates = candidates  # > 1: the scaffold's edit check over this many beams / draws (models/answer.py)
@@ -201,7 +203,7 @@ class ChatPolicy:
         _, tok = self._load()
         return render_chat(tok, messages, tools, generation=True)
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], trial: Trial | None = None) -> Turn:
         engine, tok = self._load()
         prompt = self.render(messages, tools)
         self._turns += 1
@@ -226,8 +228,9 @@ class ChatPolicy:
         turns = [parse_turn(t, self._turns) for t in texts]
         context = "\n".join(m.get("content") or "" for m in messages if m.get("role") in ("user", "tool"))
         previous = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
-        chosen = next((t for t in turns if usable_turn(t, context, previous)), turns[0])
-        return Turn(chosen, n_prompt, n_out, latency)
+        start = time.perf_counter()
+        chosen = choose_turn(turns, context, previous, trial if self.verify else None)
+        return Turn(chosen, n_prompt, n_out, latency + (time.perf_counter() - start) * 1000)
 
     def _generate(self, model: Any, tok: Any, prompt: str, seed: int) -> tuple[list[str], int, int]:
         """Completions: one (greedy or sampled), or `candidates` — the beams of a beam search when greedy (still
@@ -301,6 +304,33 @@ def usable_turn(message: dict[str, Any], context: str, previous: dict[str, Any] 
     return True
 
 
+def choose_turn(
+    turns: list[dict[str, Any]], context: str, previous: dict[str, Any] | None = None, trial: Trial | None = None
+) -> dict[str, Any]:
+    """The candidate turn (likeliest first) the scaffold takes: the first usable one (`usable_turn`), or the first
+    candidate when none is. With `trial` (the environment's `try_edits`: would these edits keep the visible tests
+    passing?) an edit turn is taken only when its edits pass, as a single answer's candidates are run against the
+    visible tests before one is submitted (models/answer.py): the first usable turn that makes no edit or whose edits
+    pass, else the first usable. A trial that could not run (None) does not hold a turn back; the same edits are
+    tried once."""
+    usable = [t for t in turns if usable_turn(t, context, previous)]
+    if not usable:
+        return turns[0]
+    if trial is None:
+        return usable[0]
+    tried: dict[str, bool | None] = {}
+    for turn in usable:
+        edits = [args for name, args in _calls(turn) if name == "edit"]
+        if not edits:
+            return turn
+        key = json.dumps(edits, sort_keys=True)
+        if key not in tried:
+            tried[key] = trial(edits)
+        if tried[key] is not False:
+            return turn
+    return usable[0]
+
+
 def load_agent_policy(
     path: str,
     settings: PolicySettings,
@@ -311,6 +341,7 @@ def load_agent_policy(
     seed: int | None = None,
     candidates: int = 1,
     threads: int = 0,
+    verify: bool = False,
 ) -> ChatPolicy:
     """A fresh ChatPolicy for one episode (a batch's policy factory: `functools.partial(load_agent_policy, ...)`);
     the loaded model is shared by the episodes of one worker process, which runs torch on `threads` threads (0 =
@@ -319,7 +350,9 @@ def load_agent_policy(
     import zlib
 
     episode_seed = None if seed is None else seed + zlib.crc32(str(getattr(instance, "instance_id", "")).encode())
-    policy = ChatPolicy(path, settings=settings, name=name, greedy=greedy, seed=episode_seed, candidates=candidates)
+    policy = ChatPolicy(
+        path, settings=settings, name=name, greedy=greedy, seed=episode_seed, candidates=candidates, verify=verify
+    )
     policy._engine = _shared_engine(path, settings, threads)
     return policy
 
@@ -359,8 +392,9 @@ def episode_threads(cfg: Any) -> int:
 
 def policy_factory(cfg: Any, path: str | Path, name: str, *, greedy: bool, seed: int | None = None):
     """The episodes' policy factory for a checkpoint, as evaluation, traffic and the CLI use it: the scaffold's edit
-    check over `scaffold.candidates` beams / draws when `scaffold.check_edits` (as a single answer gets), torch on
-    the worker's share of the cores (`episode_threads`)."""
+    check over `scaffold.candidates` beams / draws when `scaffold.check_edits`, and each edit turn's candidates run
+    against the visible tests when `scaffold.visible_tests` (as a single answer gets them), torch on the worker's
+    share of the cores (`episode_threads`)."""
     import functools
 
     candidates = cfg.scaffold.candidates if cfg.scaffold.check_edits else 1
@@ -373,4 +407,5 @@ def policy_factory(cfg: Any, path: str | Path, name: str, *, greedy: bool, seed:
         seed=seed,
         candidates=candidates,
         threads=episode_threads(cfg),
+        verify=cfg.scaffold.check_edits and cfg.scaffold.visible_tests,
     )

@@ -118,7 +118,8 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
         from evals.agent import env
         from models import agent
 
-        check = "".join(inspect.getsource(f) for f in (agent.usable_turn, agent._names, agent._calls))
+        checks = (agent.choose_turn, agent.usable_turn, agent._names, agent._calls, env.AgentEnvironment.try_edits)
+        check = "".join(inspect.getsource(f) for f in checks)
         shown = inspect.getsource(env.first_observation) + inspect.getsource(env.tests_observation)
         payload["agent"] = cfg.agent.model_dump(mode="json") | {
             "turn_check": hashlib.sha256(check.encode()).hexdigest(),

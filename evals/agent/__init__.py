@@ -7,6 +7,20 @@ many episodes fanned out, with their report).
     postgame agent run --instances F.jsonl --repos DIR --policy champion --out DIR
 """
 
-from evals.agent.env import AgentEnvironment, EpisodeResult, Step, environment_class, make_environment
+from evals.agent.env import (
+    AgentEnvironment,
+    EpisodeResult,
+    Step,
+    environment_class,
+    make_environment,
+    trl_environment_factory,
+)
 
-__all__ = ["AgentEnvironment", "EpisodeResult", "Step", "environment_class", "make_environment"]
+__all__ = [
+    "AgentEnvironment",
+    "EpisodeResult",
+    "Step",
+    "environment_class",
+    "make_environment",
+    "trl_environment_factory",
+]

@@ -7,9 +7,10 @@
     obs = env.edit(path="calc/ops.py", search="a // b", replace="a / b")   # or call the tool method itself
     env.submit(); env.get_reward()                    # 1.0 resolved, 0.0 not, None on an infrastructure error
 
-The same object is what TRL's `GRPOTrainer(environment_factory=...)` drives: its public methods are the tools (names,
-type hints and docstrings become the tool schema), `reset(**columns)` starts a rollout (a dataset row's
-`instance_id`, looked up in the instances it was given) and `get_reward()` is read once per finished rollout. A
+TRL's `GRPOTrainer(environment_factory=trl_environment_factory(settings, harness, instances=...))` drives the same
+environment: the tools are methods (names, type hints and docstrings become the tool schema), `reset(**columns)`
+starts a rollout (a dataset row's `instance_id`, looked up in the instances it was given) and `get_reward()` is read
+once per finished rollout (`TRLEnvironment`: TRL takes every public method for a tool, so it gets only these). A
 Gymnasium/OpenEnv wrapper needs only `reset` and `step`.
 
 Every episode ends exactly one way (`OUTCOMES`): `submitted` (graded), `budget_exhausted` (agent.max_steps calls),
@@ -123,6 +124,7 @@ class AgentEnvironment:
         self.instances = dict(instances or {})
         self.cache, self.envs, self.model_name_or_path = cache, envs, model_name_or_path
         self._ws: Workspace | None = None
+        self._checker: Any = None  # the episode's VisibleTests (evals.agent.verify), opened on first use
         self._result: EpisodeResult | None = None
         self._instance: Instance | None = None
         if not _reaped:
@@ -179,9 +181,32 @@ class AgentEnvironment:
         return self._result
 
     def close(self) -> None:
+        if self._checker is not None:
+            self._checker.__exit__(None, None, None)
+            self._checker = None
         if self._ws is not None:
             self._ws.close()
             self._ws = None
+
+    def try_edits(self, edits: list[Mapping[str, Any]]) -> bool | None:
+        """Would these edits (`edit`'s arguments, in order), made now, keep the visible tests passing? Nothing is
+        written and no step is spent: the patch the working copy would have is checked as `submit`'s review checks
+        one (a fresh copy, the visible tests at base and with it). False when an edit would fail or change nothing;
+        None when the check could not run. The scaffold's check of a candidate turn (models.agent.choose_turn), as a
+        single answer's candidates are run against the visible tests before one is submitted (models/answer.py)."""
+        if self._ws is None or self._result is not None:
+            return None
+        try:
+            triples = [(str(e["path"]), str(e["search"]), str(e["replace"])) for e in edits]
+            texts = self._ws.edited(triples)
+        except (KeyError, TypeError, ToolInputError):
+            return False
+        if texts is None:
+            return False
+        try:
+            return self._visible_tests().check(self._ws.diff(texts)).passed
+        except WorkspaceError:
+            return None
 
     def get_reward(self) -> float | None:
         """The episode's reward, read once the rollout is over (TRL). A rollout that stopped calling tools before it
@@ -345,16 +370,24 @@ class AgentEnvironment:
             )
         raise _EpisodeEnds("submitted", f"Submitted no change: {refused}. The episode is over.")  # `_finish`: ""
 
+    def _visible_tests(self) -> Any:
+        """The episode's VisibleTests: opened once (a fresh copy, its visible tests run at base), each run within
+        the step limit."""
+        from evals.agent.verify import VisibleTests
+
+        if self._checker is None:
+            assert self._instance is not None
+            settings = self.harness.model_copy(update={"timeout_s": self.settings.step_timeout_s})
+            self._checker = VisibleTests(self._instance, settings, repos_dir=self.repos_dir).__enter__()
+        return self._checker
+
     def _review(self, patch: str) -> str | None:
         """Why `patch` may not be submitted — the visible tests that passed at base and do not with it, or why they
         could not tell (`evals.agent.verify.VisibleTests`: a fresh copy with the tests as the task gave them, so the
         agent's own edits to its tests count for nothing here, as in grading) — or None when it may."""
-        from evals.agent.verify import VisibleTests
-
-        assert self._instance is not None
+        self._step_settings()  # the episode's time is not up
         try:
-            with VisibleTests(self._instance, self._step_settings(), repos_dir=self.repos_dir) as tests:
-                verdict = tests.check(patch)
+            verdict = self._visible_tests().check(patch)
         except WorkspaceError as exc:
             raise _EpisodeEnds("infra_error", f"The visible tests could not be set up: {exc}") from exc
         if verdict.passed:
@@ -514,3 +547,37 @@ def environment_class(tools: tuple[str, ...]) -> type[AgentEnvironment]:
 def make_environment(settings: AgentSettings, harness: HarnessSettings, **kwargs: Any) -> AgentEnvironment:
     """An environment with the tools `settings.tools` enables (see AgentEnvironment for the keyword arguments)."""
     return environment_class(tuple(settings.tools))(settings, harness, **kwargs)
+
+
+class TRLEnvironment:
+    """An environment as TRL's `GRPOTrainer(environment_factory=...)` reads one: every public function of the class
+    is a tool (`inspect.getmembers` of the class; TRL 1.16), besides `reset` and `get_reward`. AgentEnvironment
+    itself has more public methods (`step`, `close`, `result`, `try_edits`, ...) that TRL would offer the model as
+    tools, so TRL gets this: the tools, `reset` and `get_reward` over one AgentEnvironment (`env`)."""
+
+    def __init__(self, env: AgentEnvironment):
+        self._env = env
+
+    def reset(self, **columns: Any) -> str:
+        """Start an episode on the dataset row's `instance_id` (see AgentEnvironment.reset)."""
+        return self._env.reset(**columns)
+
+    def get_reward(self) -> float | None:
+        """The harness's grade of the episode (see AgentEnvironment.get_reward)."""
+        return self._env.get_reward()
+
+    def _call(self, tool: str, **args: Any) -> str:
+        return self._env._call(tool, **args)
+
+
+@functools.cache
+def trl_class(tools: tuple[str, ...]) -> type[TRLEnvironment]:
+    """The TRLEnvironment class whose tools are `tools`."""
+    return type("CodingTools", (TRLEnvironment,), {**{t: TOOLS[t] for t in tools}, "__module__": __name__})
+
+
+def trl_environment_factory(settings: AgentSettings, harness: HarnessSettings, **kwargs: Any):
+    """What `GRPOTrainer(environment_factory=...)` takes: a callable making one TRLEnvironment (with the tools
+    `settings.tools` enables) per rollout slot; `kwargs` as for make_environment (`instances`, `repos_dir`, ...)."""
+    cls = trl_class(tuple(settings.tools))
+    return lambda: cls(make_environment(settings, harness, **kwargs))

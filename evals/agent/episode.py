@@ -1,6 +1,6 @@
 """A policy's episode in the environment, recorded as OpenAI chat-completions messages.
 
-    traj = run_episode(env, instance, policy)        # policy.act(messages, tools) -> Turn, until the episode ends
+    traj = run_episode(env, instance, policy)        # policy.act(messages, tools, trial) -> Turn, until it ends
 
 The trajectory is what an OpenAI-compatible agent logs: a system and a user message, then assistant messages with
 `tool_calls` (`id`, `type: "function"`, `function: {name, arguments}` with `arguments` a JSON string; `content` may
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -36,10 +36,17 @@ class Turn:
     latency_ms: float = 0.0
 
 
+# The environment's check of a candidate turn's edits (AgentEnvironment.try_edits): would they keep the visible tests
+# passing? None: it could not tell.
+Trial = Callable[[list[Any]], "bool | None"]
+
+
 class AgentPolicy(Protocol):
     name: str
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn: ...
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], trial: Trial | None = None) -> Turn:
+        """The next assistant turn; a policy that weighs candidate turns may ask `trial` about their edits."""
+        ...
 
 
 @dataclass
@@ -112,7 +119,7 @@ def run_episode(
     turns = prompt_tokens = completion_tokens = 0
     limit = max_turns or env.settings.max_steps + env.settings.max_invalid_actions + 1
     while not env.done and turns < limit:
-        turn = policy.act(messages, tools)
+        turn = policy.act(messages, tools, trial=env.try_edits)
         turns += 1
         prompt_tokens += turn.prompt_tokens
         completion_tokens += turn.completion_tokens
@@ -170,7 +177,7 @@ class ScriptedPolicy:
     def __init__(self, calls: Iterable[Mapping[str, Any]], name: str = "script"):
         self.calls, self.name, self._next = list(calls), name, 0
 
-    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Turn:
+    def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], trial: Trial | None = None) -> Turn:
         if self._next >= len(self.calls):
             return Turn({"role": "assistant", "content": "(the script has no more calls)"})
         call = self.calls[self._next]

@@ -170,6 +170,23 @@ class Workspace:
         safe_write(self.copy, rel, new.encode("utf-8"))
         return True, edit_message(rel, search, replace)
 
+    def edited(self, edits: list[tuple[str, str, str]]) -> dict[str, str] | None:
+        """The texts of the files `edits` ((path, search, replace), in order) would leave, as `edit` makes them, with
+        nothing written; None when one of them would fail or change nothing. A bad path raises ToolInputError."""
+        texts: dict[str, str] = {}
+        for path, search, replace in edits:
+            target = self._path(path, want="new")
+            rel = target.relative_to(self.copy).as_posix()
+            if rel not in texts:
+                if target.is_dir() or (not target.exists() and search.strip()):
+                    return None
+                texts[rel] = self._read(rel) if target.exists() else ""
+            new = replace_once(texts[rel], search, replace)
+            if new is None or new == texts[rel]:
+                return None
+            texts[rel] = new
+        return texts
+
     # -- commands in the sandbox ----------------------------------------------------------------------------------
     def _scratch(self) -> Path:
         self.runs += 1
@@ -244,11 +261,13 @@ class Workspace:
         return CommandResult(output, result.returncode, result.timed_out, result.seconds)
 
     # -- the answer -----------------------------------------------------------------------------------------------
-    def diff(self) -> str:
+    def diff(self, texts: dict[str, str] | None = None) -> str:
         """The agent's change as a patch against the base: every file but the tests and what the test patch touches
-        (the grader brings its own), so editing or deleting tests in the episode changes nothing that is graded."""
+        (the grader brings its own), so editing or deleting tests in the episode changes nothing that is graded.
+        `texts` ({path: text}, from `edited`) stand in for those files of the copy: the patch the copy would have."""
+        texts = texts or {}
         excluded = set(self.test_paths)
-        names = set(self._walk(self.copy))
+        names = set(self._walk(self.copy)) | set(texts)
         for dirpath, dirnames, filenames in os.walk(self.base):
             dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
             names.update(str((Path(dirpath) / f).relative_to(self.base)) for f in filenames)
@@ -256,7 +275,7 @@ class Workspace:
         for rel in sorted(names):
             if rel in excluded or is_test_path(rel) or rel.endswith((".pyc", ".pyo")):
                 continue
-            old, new = _text(self.base / rel), _text(self.copy / rel)
+            old, new = _text(self.base / rel), texts[rel] if rel in texts else _text(self.copy / rel)
             if old is _BINARY or new is _BINARY:
                 continue  # binary files are not part of an agent's answer
             parts.append(diff_file(rel, old, new))  # type: ignore[arg-type]

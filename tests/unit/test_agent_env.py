@@ -286,3 +286,19 @@ def test_visible_runs_take_the_instances_test_options_src_layout(tmp_path):
 def test_submitting_nothing_breaks_nothing(tiny):
     traj = episode(tiny, [SUBMIT])
     assert traj.result.outcome == "submitted" and traj.result.reward == 0.0 and traj.result.p2p_broken == 0
+
+
+def test_try_edits_checks_a_candidates_edits_against_the_visible_tests_and_changes_nothing(tiny):
+    env = make_environment(AgentSettings(), quick_settings(), repos_dir=tiny.repos_dir)
+    env.reset(tiny.instance)
+    assert env.try_edits([GOLD["args"]]) is True
+    assert env.try_edits([BREAK_SUB["args"]]) is False  # test_sub, visible and passing at base, fails with it
+    assert env.try_edits([GOLD["args"], BREAK_SUB["args"]]) is False  # edits are checked together, in order
+    assert env.try_edits([{**GOLD["args"], "search": "not in the file"}]) is False
+    assert env.try_edits([{**GOLD["args"], "path": "../outside.py"}]) is False
+    assert env.try_edits([{"path": "calc/ops.py"}]) is False
+    assert env._ws.diff() == "" and env._steps == 0  # nothing written, no step spent
+    env.edit(**GOLD["args"])  # the trial takes the copy as it is now
+    assert env.try_edits([BREAK_SUB["args"], REVERT_SUB["args"]]) is True
+    env.submit()
+    assert env.result().reward == 1.0 and env.try_edits([GOLD["args"]]) is None  # over: nothing to check

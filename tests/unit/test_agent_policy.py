@@ -193,6 +193,55 @@ def test_a_local_checkpoint_with_its_own_template_acts_through_tool_calls(tool_c
     assert traj.turns == 1 and traj.prompt_tokens > 0 and traj.completion_tokens > 0
 
 
+def test_trls_grpo_trainer_drives_the_environment_through_environment_factory(tool_checkpoint, tmp_path):
+    # checked: fails when TRL is handed an AgentEnvironment itself (step, close, result, ... offered as tools)
+    from datasets import Dataset
+    from transformers import AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+    from trl.chat_template_utils import qwen3_template
+
+    from evals.agent import trl_environment_factory
+
+    tiny = calc_instance(tmp_path)
+    tok = AutoTokenizer.from_pretrained(tool_checkpoint)
+    tok.response_template = qwen3_template  # its calls are Qwen/Hermes <tool_call> blocks
+    rows = [{"prompt": [{"role": "user", "content": "TASK"}], "instance_id": tiny.instance.instance_id}]
+    factory = trl_environment_factory(
+        AgentSettings(),
+        quick_settings(),
+        instances={tiny.instance.instance_id: tiny.instance},
+        repos_dir=tiny.repos_dir,
+    )
+    args = GRPOConfig(
+        output_dir=str(tmp_path / "grpo"),
+        num_generations=2,
+        per_device_train_batch_size=2,
+        max_completion_length=16,
+        max_steps=1,
+        report_to=[],
+        use_cpu=True,
+        save_strategy="no",
+    )
+    trainer = GRPOTrainer(
+        model=str(tool_checkpoint),
+        processing_class=tok,
+        args=args,
+        train_dataset=Dataset.from_list(rows),
+        environment_factory=factory,
+    )
+    assert sorted(m.__name__ for m in trainer._env_tools[None]) == sorted(AgentSettings().tools)
+    trainer.train()  # TRL resets an environment per rollout and reads get_reward when it ends
+    envs = trainer._environment_pool[None]
+    assert len(envs) == 2 and all(e._env.done for e in envs)
+    assert "rewards/CodingTools/mean" in trainer.state.log_history[-1]
+    env = envs[0]  # the tools TRL holds are the environment's own, bound to the instance TRL resets
+    assert "divide() floors" in env.reset(instance_id=tiny.instance.instance_id)
+    edit = next(m for m in trainer._env_tools[None] if m.__name__ == "edit" and m.__self__ is env)
+    assert edit(path="calc/ops.py", search="a // b", replace="a / b").startswith("edited calc/ops.py")
+    env.submit()
+    assert env.get_reward() == 1.0
+
+
 def test_the_scaffold_lets_through_only_edits_copied_from_what_was_shown_that_change_something():
     # checked: the `.py` and `pkg/a.py` cases fail when usable_turn does not check the edit's path; the run_tests case when it lets a repeated call through
     from models.agent import usable_turn
@@ -225,6 +274,56 @@ def test_the_scaffold_lets_through_only_edits_copied_from_what_was_shown_that_ch
     assert not usable_turn(run, shown, previous=parse_turn("<call>run_tests {}</call>", 1))  # nothing new to see
     assert usable_turn(run, shown, previous=edit("    return a // b\n", "    return a / b\n"))
     assert usable_turn(submit, shown, previous=parse_turn("<call>submit {}</call>", 1))  # the second submit counts
+
+
+def test_with_a_trial_the_first_usable_turn_whose_edits_keep_the_visible_tests_is_taken():
+    from models.agent import choose_turn
+
+    shown = "Fix f.\n\na.py\n```python\ndef f(a, b):\n    return a // b\n```\n"
+    wrong, right = (
+        parse_turn(f"a.py\n<<<<<<< SEARCH\n    return a // b\n=======\n    return {r}\n>>>>>>> REPLACE\n", 1)
+        for r in ("a * b", "a / b")
+    )
+    view, junk = parse_turn('<call>view {"path": "a.py"}</call>', 1), {"role": "assistant", "content": "hm"}
+    asked = []
+
+    def trial(edits):
+        asked.append(edits[0]["replace"])
+        return "/" in edits[0]["replace"]
+
+    assert choose_turn([junk, wrong, wrong, right], shown, trial=trial) is right
+    assert asked == ["    return a * b\n", "    return a / b\n"]  # unusable turns and the same edits twice: not run
+    assert choose_turn([wrong, right], shown) is wrong  # no trial: the likeliest usable turn, as before
+    assert choose_turn([wrong, view, right], shown, trial=trial) is view  # a turn that edits nothing needs no trial
+    assert choose_turn([wrong, wrong], shown, trial=trial) is wrong  # none passes: the likeliest usable
+    assert choose_turn([wrong, right], shown, trial=lambda edits: None) is wrong  # the check could not run
+    assert choose_turn([junk, junk], shown, trial=trial) is junk  # none usable: the first, for the env to refuse
+
+
+def test_an_agent_that_verifies_takes_the_beam_whose_edit_passes_the_visible_tests(tmp_path):
+    # checked: fails when run_episode does not hand the policy the environment's trial
+    from evals.agent.episode import ScriptedPolicy
+
+    class Beams(ScriptedPolicy):  # two candidate turns a call: a breaking edit first, the gold edit second
+        def act(self, messages, tools, trial=None):
+            from evals.agent.episode import Turn
+            from models.agent import choose_turn
+
+            context = "\n".join(m.get("content") or "" for m in messages if m["role"] in ("user", "tool"))
+            if self._next:
+                return super().act(messages, tools, trial)
+            self._next += 1
+            bad, gold = (
+                parse_turn(f"calc/ops.py\n<<<<<<< SEARCH\n{s}\n=======\n{r}\n>>>>>>> REPLACE\n", 1)
+                for s, r in (("    return a - b", "    return a + b"), ("    return a // b", "    return a / b"))
+            )
+            shown = context + "calc/ops.py\n    return a - b\n    return a // b\n"
+            return Turn(choose_turn([bad, gold], shown, None, trial))
+
+    tiny = calc_instance(tmp_path)
+    env = make_environment(AgentSettings(), quick_settings(), repos_dir=tiny.repos_dir)
+    traj = run_episode(env, tiny.instance, Beams([{}, {"tool": "submit", "args": {}}]))
+    assert traj.result.outcome == "submitted" and traj.result.reward == 1.0
 
 
 # --- torch threads in the processes that play episodes ----------------------------------------------------------------
