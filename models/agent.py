@@ -13,6 +13,7 @@ records an invalid call instead of the policy crashing. Engines: transformers on
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -172,7 +173,6 @@ class ChatPolicy:
         self.max_new_tokens = max_new_tokens or settings.max_new_tokens
         self._turns = 0
         self._engine: Any = None
-        self._window: int | None = None
 
     def _load(self) -> Any:
         if self._engine is None:
@@ -193,11 +193,7 @@ class ChatPolicy:
 
     def _prompt_limit(self) -> int:
         """The most prompt tokens a turn reads (its last ones): the context window less the turn's new tokens."""
-        if self._window is None:
-            from transformers import AutoConfig
-
-            self._window = int(getattr(AutoConfig.from_pretrained(self.path), "max_position_embeddings", 2048))
-        return max(16, self._window - self.max_new_tokens)
+        return max(16, context_window(str(self.path)) - self.max_new_tokens)
 
     def render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
         _, tok = self._load()
@@ -259,6 +255,15 @@ class ChatPolicy:
             made += int(completion.shape[0])
             texts.append(tok.decode(completion, skip_special_tokens=True))
         return texts, int(width), made
+
+
+@functools.cache
+def context_window(path: str) -> int:
+    """The checkpoint's context window (`max_position_embeddings`; 2,048 when its config has none), read once per
+    process: a policy is made per episode."""
+    from transformers import AutoConfig
+
+    return int(getattr(AutoConfig.from_pretrained(path), "max_position_embeddings", 2048))
 
 
 def _names(context: str, path: str) -> bool:
@@ -395,8 +400,6 @@ def policy_factory(cfg: Any, path: str | Path, name: str, *, greedy: bool, seed:
     check over `scaffold.candidates` beams / draws when `scaffold.check_edits`, and each edit turn's candidates run
     against the visible tests when `scaffold.visible_tests` (as a single answer gets them), torch on the worker's
     share of the cores (`episode_threads`)."""
-    import functools
-
     candidates = cfg.scaffold.candidates if cfg.scaffold.check_edits else 1
     return functools.partial(
         load_agent_policy,
