@@ -150,15 +150,7 @@ class Workspace:
 
     def edit(self, path: str, search: str, replace: str) -> tuple[bool, str]:
         """(changed, message). An empty `search` creates the file (or appends to it), as in edit blocks."""
-        if path.strip() in ("", ".", "./"):
-            raise ToolInputError("edit needs a file path")
-        target = self._path(path, want="new")
-        rel = target.relative_to(self.copy).as_posix()
-        if target.is_dir():
-            raise ToolInputError(f"{rel!r} is a folder")
-        old = self._read(rel) if target.exists() else None
-        if old is None and search.strip():
-            raise ToolInputError(f"no file {rel!r} (an empty search text creates one)")
+        rel, old = self._edit_target(path, search)
         new = replace_once(old or "", search, replace)
         if new is None:
             return (
@@ -170,19 +162,30 @@ class Workspace:
         safe_write(self.copy, rel, new.encode("utf-8"))
         return True, edit_message(rel, search, replace)
 
+    def _edit_target(self, path: str, search: str) -> tuple[str, str | None]:
+        """(the file's path in the copy, its text; None when it does not exist yet) for an edit of `path`;
+        ToolInputError when it cannot be edited (no path, a folder, a missing file with a search text)."""
+        if path.strip() in ("", ".", "./"):
+            raise ToolInputError("edit needs a file path")
+        target = self._path(path, want="new")
+        rel = target.relative_to(self.copy).as_posix()
+        if target.is_dir():
+            raise ToolInputError(f"{rel!r} is a folder")
+        old = self._read(rel) if target.exists() else None
+        if old is None and search.strip():
+            raise ToolInputError(f"no file {rel!r} (an empty search text creates one)")
+        return rel, old
+
     def edited(self, edits: list[tuple[str, str, str]]) -> dict[str, str] | None:
         """The texts of the files `edits` ((path, search, replace), in order) would leave, as `edit` makes them, with
-        nothing written; None when one of them would fail or change nothing. A bad path raises ToolInputError."""
+        nothing written; None when one of them would fail or change nothing. An edit `edit` refuses raises
+        ToolInputError (as does a second edit of a file the first one would create: rare, and refused)."""
         texts: dict[str, str] = {}
         for path, search, replace in edits:
-            target = self._path(path, want="new")
-            rel = target.relative_to(self.copy).as_posix()
-            if rel not in texts:
-                if target.is_dir() or (not target.exists() and search.strip()):
-                    return None
-                texts[rel] = self._read(rel) if target.exists() else ""
-            new = replace_once(texts[rel], search, replace)
-            if new is None or new == texts[rel]:
+            rel, old = self._edit_target(path, search)
+            current = texts.get(rel, old or "")
+            new = replace_once(current, search, replace)
+            if new is None or new == current:
                 return None
             texts[rel] = new
         return texts
