@@ -204,7 +204,11 @@ class AgentEnvironment:
         if texts is None:
             return False
         try:
-            return self._visible_tests().check(self._ws.diff(texts)).passed
+            settings = self._step_settings()
+        except _EpisodeEnds:
+            return None  # the episode's time is up: its next call ends it
+        try:
+            return self._visible_tests(settings).check(self._ws.diff(texts), settings).passed
         except WorkspaceError:
             return None
 
@@ -370,14 +374,13 @@ class AgentEnvironment:
             )
         raise _EpisodeEnds("submitted", f"Submitted no change: {refused}. The episode is over.")  # `_finish`: ""
 
-    def _visible_tests(self) -> Any:
-        """The episode's VisibleTests: opened once (a fresh copy, its visible tests run at base), each run within
-        the step limit."""
+    def _visible_tests(self, settings: HarnessSettings) -> Any:
+        """The episode's VisibleTests: opened once (a fresh copy, its visible tests run at base within `settings`,
+        the call's `_step_settings`)."""
         from evals.agent.verify import VisibleTests
 
         if self._checker is None:
             assert self._instance is not None
-            settings = self.harness.model_copy(update={"timeout_s": self.settings.step_timeout_s})
             self._checker = VisibleTests(self._instance, settings, repos_dir=self.repos_dir).__enter__()
         return self._checker
 
@@ -385,13 +388,14 @@ class AgentEnvironment:
         """Why `patch` may not be submitted — the visible tests that passed at base and do not with it, or why they
         could not tell (`evals.agent.verify.VisibleTests`: a fresh copy with the tests as the task gave them, so the
         agent's own edits to its tests count for nothing here, as in grading) — or None when it may."""
-        self._step_settings()  # the episode's time is not up
+        settings = self._step_settings()  # each run within the step limit and the time the episode has left
         try:
-            verdict = self._visible_tests().check(patch)
+            verdict = self._visible_tests(settings).check(patch, settings)
         except WorkspaceError as exc:
             raise _EpisodeEnds("infra_error", f"The visible tests could not be set up: {exc}") from exc
         if verdict.passed:
             return None
+        self._step_settings()  # a run cut short by the episode's limit ends the episode here
         if not verdict.broken:
             return f"the visible tests cannot pass with your changes ({verdict.reason})"
         shown = ", ".join(verdict.broken[:10]) + (

@@ -61,15 +61,16 @@ class VisibleTests:
             self._ws.close()
             self._ws = None
 
-    def _run(self) -> tuple[dict[str, str], bool]:
+    def _run(self, settings: HarnessSettings | None = None) -> tuple[dict[str, str], bool]:
         assert self._ws is not None, "use VisibleTests as a context manager"
-        run = self._ws.run_tests(None, self.settings)
+        run = self._ws.run_tests(None, settings or self.settings)
         self.runs += 1
         self.seconds += run.seconds
         return dict(run.statuses), bool(run.timed_out or run.infra_error)
 
-    def check(self, patch: str) -> Verdict:
-        """Apply `patch` to the visible tree, run the visible tests, put the tree back."""
+    def check(self, patch: str, settings: HarnessSettings | None = None) -> Verdict:
+        """Apply `patch` to the visible tree, run the visible tests (within `settings`' limits when given: an
+        agent's episode hands the time it has left), put the tree back."""
         ws = self._ws
         assert ws is not None, "use VisibleTests as a context manager"
         start = time.monotonic()
@@ -82,7 +83,7 @@ class VisibleTests:
             applied = apply_patch(ws.copy, patch, base_dir=ws.base)
             if not applied.applied:
                 return Verdict(False, (), time.monotonic() - start, "does not apply")
-            statuses, failed_run = self._run()
+            statuses, failed_run = self._run(settings)
         finally:
             for rel in touched:
                 try:

@@ -4,6 +4,7 @@ FAIL_TO_PASS test is test_divide, the visible tests add, sub and divide_exact)."
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -22,6 +23,14 @@ REVERT_SUB = {
         "path": "calc/ops.py",
         "search": "return a + b\n\n\ndef divide",
         "replace": "return a - b\n\n\ndef divide",
+    },
+}
+HANG = {  # add never returns: a run of the visible test_add hangs
+    "tool": "edit",
+    "args": {
+        "path": "calc/ops.py",
+        "search": "def add(a, b):\n",
+        "replace": "def add(a, b):\n    while True:\n        pass\n",
     },
 }
 RUN = {"tool": "run_tests", "args": {}}
@@ -144,17 +153,16 @@ def test_a_failed_edit_is_an_observation_not_an_invalid_call(tiny):
 
 
 def test_a_hung_test_run_ends_the_episode_with_timeout(tiny):
-    hang = {
-        "tool": "edit",
-        "args": {
-            "path": "calc/ops.py",
-            "search": "def add(a, b):\n",
-            "replace": "def add(a, b):\n    while True:\n        pass\n",
-        },
-    }
-    traj = episode(tiny, [hang, RUN, SUBMIT], step_timeout_s=3)
+    traj = episode(tiny, [HANG, RUN, SUBMIT], step_timeout_s=3)
     assert traj.result.outcome == "timeout" and traj.result.reward == 0.0
     assert "limit" in tool_results(traj)[-1]
+
+
+def test_a_hung_review_on_submit_is_cut_at_the_episodes_limit_not_the_steps(tiny):
+    start = time.monotonic()
+    traj = episode(tiny, [HANG, SUBMIT, SUBMIT], step_timeout_s=120, episode_timeout_s=8)
+    assert traj.result.outcome == "timeout" and traj.result.reward == 0.0
+    assert time.monotonic() - start < 60  # the review's run was killed when the episode's 8 s were up, not at 120 s
 
 
 def test_editing_or_deleting_tests_and_conftest_tricks_gain_nothing(tiny):
