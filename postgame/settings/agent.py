@@ -55,14 +55,14 @@ class AgentSettings(BaseModel):
     step_timeout_s: float = Field(
         60.0,
         gt=0,
-        description="Wall-clock limit of one run_tests or bash call; the "
-        "sandbox's whole process tree is killed and the episode ends `timeout`.",
+        description="Wall-clock limit of one run_tests or bash call (and of each visible-tests run of submit's "
+        "review and of a tried edit turn); the sandbox's whole process tree is killed and the episode ends `timeout`.",
     )
     episode_timeout_s: float = Field(
         600.0,
         gt=0,
         description="Wall-clock limit of a whole episode (tools and the "
-        "policy's turns); past it the episode ends `timeout`.",
+        "policy's turns); past it the episode ends `timeout`, and no call's run outlasts it.",
     )
     max_observation_chars: int = Field(
         2000,
