@@ -45,7 +45,8 @@ _CODE = re.compile(r"```[a-z]*\n(.*?)```\nThe fix goes in (\S+)\.", re.S)
 
 @dataclass(frozen=True)
 class AgentBaseSettings:
-    steps: int = 400
+    # 800 steps of 8 are 1.6 epochs of the ~4,000 trajectories; 400 were 0.8 (BENCHMARKS.md, "Session 23").
+    steps: int = 800
     batch_size: int = 8
     learning_rate: float = 5e-4
     warmup_steps: int = 50
