@@ -233,6 +233,32 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 _HUNK_START = re.compile(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@")
 
 
+# A file the prompt shows: its path alone on a line (with "(lines A-B)" for an oracle window), then a fenced block.
+_SHOWN = re.compile(r"^([\w.-]*[./][\w./-]*)(?: \(lines \d+-\d+\))?\n```[^\n]*\n(.*?)^```", re.M | re.S)
+
+
+def shown_code(prompt: str) -> dict[str, str]:
+    """{path: code} of every file (or oracle window) `render_prompt` showed in `prompt`."""
+    return {m.group(1): m.group(2) for m in _SHOWN.finditer(prompt)}
+
+
+def repoint(edits: list[Edit], shown: Mapping[str, str]) -> list[Edit]:
+    """`edits` with each one whose path names no shown file pointed at the one shown file whose code holds its
+    SEARCH text: a small model half-remembers paths (it wrote `graphlib.py` and `csv.py` for `graphlib2/paths.py`
+    and `intervals/stats.py` for the unseen projects' files), so its edit of the code it was shown would not apply.
+    Aider's edit-block coder does the like: an edit that does not apply to the file it names is tried on the other
+    files in the chat (aider/coders/editblock_coder.py, `apply_edits`). An edit whose SEARCH text no shown file, or
+    several, hold is left as it is."""
+    out = []
+    for e in edits:
+        if e.path not in shown and e.search.strip():
+            homes = [path for path, code in shown.items() if e.search in code]
+            if len(homes) == 1:
+                e = Edit(homes[0], e.search, e.replace)
+        out.append(e)
+    return out
+
+
 def diff_to_edits(diff: str) -> list[Edit]:
     """Each hunk of a unified diff as an edit (SEARCH = its old lines, REPLACE = its new lines)."""
     edits: list[Edit] = []

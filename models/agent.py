@@ -164,9 +164,11 @@ class ChatPolicy:
         max_new_tokens: int | None = None,
         candidates: int = 1,
         verify: bool = False,
+        repoint: bool = False,
     ):
         self.path, self.settings, self.name = Path(path), settings, name or str(path)
         self.verify = verify  # edit turns checked against the visible tests (`choose_turn`), given the episode's trial
+        self.repoint = repoint  # edits pointed at the shown file that holds their search text (`repoint_turn`)
         self.seed = settings.seed if seed is None else seed
         self.greedy = greedy
         self.candidates = candidates  # > 1: the scaffold's edit check over this many beams / draws (models/answer.py)
@@ -221,8 +223,10 @@ class ChatPolicy:
         else:
             texts, n_prompt, n_out = self._generate(engine, tok, prompt, seed)
         latency = (time.perf_counter() - start) * 1000
-        turns = [parse_turn(t, self._turns) for t in texts]
         context = "\n".join(m.get("content") or "" for m in messages if m.get("role") in ("user", "tool"))
+        turns = [parse_turn(t, self._turns) for t in texts]
+        if self.repoint:
+            turns = [repoint_turn(t, context) for t in turns]
         previous = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
         start = time.perf_counter()
         chosen = choose_turn(turns, context, previous, trial if self.verify else None)
@@ -281,6 +285,34 @@ def _calls(message: dict[str, Any] | None) -> list[tuple[str, Any]]:
             args = raw
         out.append((call["function"]["name"], args))
     return out
+
+
+def repoint_turn(message: dict[str, Any], context: str) -> dict[str, Any]:
+    """`message` with each edit call whose path names no file `context` shows pointed at the one shown file whose
+    code holds its search text (`evals.prompts.repoint`, as the single answer's scaffold does with
+    `scaffold.repoint_paths`)."""
+    from evals.harness.searchreplace import Edit
+    from evals.prompts import repoint, shown_code
+
+    shown = shown_code(context)
+    calls = message.get("tool_calls") or []
+    if not shown or not calls:
+        return message
+    out, moved = [], False
+    for call in calls:
+        name, args = _calls({"tool_calls": [call]})[0]
+        if name == "edit" and isinstance(args, dict) and all(isinstance(args.get(k), str) for k in ("path", "search")):
+            (edit,) = repoint([Edit(args["path"], args["search"], str(args.get("replace", "")))], shown)
+            if edit.path != args["path"]:
+                raw = call["function"]["arguments"]
+                args = {**args, "path": edit.path}
+                call = {
+                    **call,
+                    "function": {**call["function"], "arguments": json.dumps(args) if isinstance(raw, str) else args},
+                }
+                moved = True
+        out.append(call)
+    return {**message, "tool_calls": out} if moved else message
 
 
 def usable_turn(message: dict[str, Any], context: str, previous: dict[str, Any] | None = None) -> bool:
@@ -347,6 +379,7 @@ def load_agent_policy(
     candidates: int = 1,
     threads: int = 0,
     verify: bool = False,
+    repoint: bool = False,
 ) -> ChatPolicy:
     """A fresh ChatPolicy for one episode (a batch's policy factory: `functools.partial(load_agent_policy, ...)`);
     the loaded model is shared by the episodes of one worker process, which runs torch on `threads` threads (0 =
@@ -356,7 +389,14 @@ def load_agent_policy(
 
     episode_seed = None if seed is None else seed + zlib.crc32(str(getattr(instance, "instance_id", "")).encode())
     policy = ChatPolicy(
-        path, settings=settings, name=name, greedy=greedy, seed=episode_seed, candidates=candidates, verify=verify
+        path,
+        settings=settings,
+        name=name,
+        greedy=greedy,
+        seed=episode_seed,
+        candidates=candidates,
+        verify=verify,
+        repoint=repoint,
     )
     policy._engine = _shared_engine(path, settings, threads)
     return policy
@@ -411,4 +451,5 @@ def policy_factory(cfg: Any, path: str | Path, name: str, *, greedy: bool, seed:
         candidates=candidates,
         threads=episode_threads(cfg),
         verify=cfg.scaffold.check_edits and cfg.scaffold.visible_tests,
+        repoint=cfg.scaffold.repoint_paths,
     )

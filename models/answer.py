@@ -8,7 +8,8 @@ A small model's likeliest completion is often an edit that changes nothing, or w
 was shown. An agent scaffold does not submit such an edit (SWE-agent's edit tool and Aider reject it and ask again):
 with `scaffold.check_edits`, `candidates` completions are made — the beams of a beam search for a greedy answer, so
 it stays deterministic; independent draws for a sampled one, one batched sampling call per prompt — and the likeliest that passes `checked_edit` is
-submitted, else the first.
+submitted, else the first. With `scaffold.repoint_paths` an edit whose path names no file the prompt shows goes to
+the one shown file that holds its SEARCH text first (`repointed`: a small model half-remembers paths).
 
 A coding agent also runs the tests it can see before it submits. With `scaffold.visible_tests` and the tasks given
 (`instances`), each well-formed candidate, likeliest first, is applied to the task's visible tree and its visible
@@ -48,6 +49,19 @@ def checked_edit(completion: str, prompt: str) -> bool:
     except (SearchReplaceError, ValueError):
         return False
     return bool(edits) and all(e.search.strip() and e.search in prompt and e.search != e.replace for e in edits)
+
+
+def repointed(completion: str, prompt: str) -> str:
+    """`completion` with its edits pointed at the files `prompt` shows (`evals.prompts.repoint`); unchanged when
+    none needs it or it holds no edit block that parses."""
+    from evals.prompts import render_edits, repoint, shown_code
+
+    try:
+        edits = parse_edits(completion)
+    except (SearchReplaceError, ValueError):
+        return completion
+    moved = repoint(edits, shown_code(prompt))
+    return completion if moved == edits else render_edits(moved)
 
 
 def _spent(chosen: Generation, candidates: list[Generation], extra_ms: float = 0.0) -> Generation:
@@ -110,8 +124,13 @@ def submit(
     turn on the visible-tests check where `scaffold.visible_tests` asks for it."""
     verify = scaffold.visible_tests and instances is not None and harness is not None
     if not verify and (not scaffold.check_edits or scaffold.candidates == 1):
-        return policy.generate(prompts, seed=seed, greedy=greedy)
+        answers = policy.generate(prompts, seed=seed, greedy=greedy)
+        if not scaffold.repoint_paths:
+            return answers
+        return [replace(a, text=repointed(a.text, p)) for a, p in zip(answers, prompts)]
     pools = candidates(policy, prompts, scaffold.candidates, greedy=greedy, seed=seed)
+    if scaffold.repoint_paths:
+        pools = [[replace(c, text=repointed(c.text, p)) for c in pool] for pool, p in zip(pools, prompts)]
     if not verify:
         return [pick(pool, prompt) for pool, prompt in zip(pools, prompts)]
     assert instances is not None and harness is not None

@@ -96,6 +96,8 @@ def graded_sets(cfg: Config) -> tuple[str, dict[str, list[dict]], list[str]]:
 def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
     """Everything that can change a grade: the instances (id, base commit, environment), greedy decoding with the
     policy settings and prompt template, and the harness settings that the harness itself keys its grades on."""
+    import inspect
+
     from evals import prompts
     from evals.agent import visible
     from evals.harness.evaluator import _KEY_EXCLUDE
@@ -109,16 +111,22 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
             "scaffold": cfg.scaffold.model_dump(mode="json"),
         },
         "prompt": hashlib.sha256((prompts.PROMPT_TEMPLATE + prompts.ANSWER_FORMAT).encode()).hexdigest(),
+        "repoint": hashlib.sha256(inspect.getsource(prompts.repoint).encode()).hexdigest(),
         "tokenizer": "as-saved",  # models.policy.load_tokenizer: grades made with transformers' Qwen2 rewrite differ
         "harness": cfg.eval.model_dump(mode="json", exclude=_KEY_EXCLUDE),
     }
     if cfg.agent.enabled:  # episodes: the tools, the limits, the observation format and the turn check
-        import inspect
-
         from evals.agent import env
         from models import agent
 
-        checks = (agent.choose_turn, agent.usable_turn, agent._names, agent._calls, env.AgentEnvironment.try_edits)
+        checks = (
+            agent.choose_turn,
+            agent.usable_turn,
+            agent.repoint_turn,
+            agent._names,
+            agent._calls,
+            env.AgentEnvironment.try_edits,
+        )
         check = "".join(inspect.getsource(f) for f in checks)
         shown = inspect.getsource(env.first_observation) + inspect.getsource(env.tests_observation)
         payload["agent"] = cfg.agent.model_dump(mode="json") | {

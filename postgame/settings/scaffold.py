@@ -31,6 +31,12 @@ class ScaffoldSettings(BaseModel):
         description="Completions considered per answer: beams for a greedy "
         "answer (deterministic), independent draws for a sampled one.",
     )
+    repoint_paths: bool = Field(
+        True,
+        description="An edit whose path names no file the prompt shows goes to the one shown file whose code holds "
+        "its SEARCH text, as Aider's edit-block coder retries a failed edit on the chat's other files "
+        "(evals.prompts.repoint).",
+    )
     visible_tests: bool = Field(
         True,
         description="Run the task's visible tests (its existing tests; never the hidden FAIL_TO_PASS ones) in the "

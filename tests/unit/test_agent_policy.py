@@ -300,6 +300,22 @@ def test_with_a_trial_the_first_usable_turn_whose_edits_keep_the_visible_tests_i
     assert choose_turn([junk, junk], shown, trial=trial) is junk  # none usable: the first, for the env to refuse
 
 
+def test_an_edit_turn_naming_a_half_remembered_path_is_pointed_at_the_file_shown():
+    from models.agent import policy_factory, repoint_turn, usable_turn
+    from postgame.config import Config
+
+    shown = "Fix f.\n\ncalc2/ops.py (lines 1-2)\n```python\ndef f(a, b):\n    return a // b\n```\n"
+    block = "{}\n<<<<<<< SEARCH\n    return a // b\n=======\n    return a / b\n>>>>>>> REPLACE\n"
+    stray, right = parse_turn(block.format("calc.py"), 1), parse_turn(block.format("calc2/ops.py"), 1)
+    assert not usable_turn(stray, shown)  # the file does not exist: the tool would refuse it
+    moved = repoint_turn(stray, shown)
+    assert moved["tool_calls"] == right["tool_calls"] and usable_turn(moved, shown)
+    assert repoint_turn(right, shown) is right and repoint_turn(parse_turn("<call>run_tests {}</call>", 1), shown)
+    elsewhere = parse_turn(block.format("calc.py").replace("a // b\n=", "a % b\n="), 1)
+    assert repoint_turn(elsewhere, shown) is elsewhere  # no shown file holds its search text
+    assert policy_factory(Config(), "p", "n", greedy=True).keywords["repoint"] is True  # scaffold.repoint_paths
+
+
 def test_an_agent_that_verifies_takes_the_beam_whose_edit_passes_the_visible_tests(tmp_path):
     # checked: fails when run_episode does not hand the policy the environment's trial
     from evals.agent.episode import ScriptedPolicy

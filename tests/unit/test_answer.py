@@ -93,3 +93,25 @@ def test_sampled_answers_are_drawn_in_one_batch_per_prompt_and_follow_their_seed
     other = candidates(policy, prompts, 4, seed=4)
     assert [[g.text for g in pool] for pool in other] != [[g.text for g in pool] for pool in first]
     assert len({g.text for g in first[0]}) > 1  # independent draws, not one answer four times
+
+
+class _Answers:
+    """A stand-in for the model: the same completion for every prompt (the scaffold around it is what is tested)."""
+
+    settings = PolicySettings()
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def generate(self, prompts, seed=None, greedy=False):
+        return [Generation(self.text, 10, 8, 1.0) for _ in prompts]
+
+
+def test_an_answer_naming_a_half_remembered_path_is_pointed_at_the_file_shown():
+    stray = FIX.replace("pkg/mod.py\n", "mod.py\n")
+    (answer,) = submit(_Answers(stray), [PROMPT], ScaffoldSettings(check_edits=False))
+    assert answer.text == FIX
+    (kept,) = submit(_Answers(stray), [PROMPT], ScaffoldSettings(check_edits=False, repoint_paths=False))
+    assert kept.text == stray
+    elsewhere = FIX.replace("return x - 1\n=", "return y - 1\n=").replace("pkg/mod.py\n", "mod.py\n")
+    assert submit(_Answers(elsewhere), [PROMPT], ScaffoldSettings(check_edits=False))[0].text == elsewhere

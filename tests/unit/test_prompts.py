@@ -134,3 +134,34 @@ def test_oracle_window_holds_the_buggy_line_for_every_mutation_of_a_seed_module(
             assert window.text == "".join(rows[window.start - 1 : window.end])
             # the first buggy line (or, for a removed statement, the line it followed) is in the window
             assert window.start <= max(1, mut.line - (mut.replacement == "")) <= window.end, mut
+
+
+def test_an_edit_naming_a_file_not_shown_goes_to_the_one_shown_file_that_holds_its_search_text(tmp_path):
+    from evals.harness.searchreplace import Edit
+    from evals.prompts import repoint, shown_code
+
+    statement = "`last([1, 2])` returns 1.\n\n```python\nxs = [1, 2]\n```\n"  # a fenced block that is no file
+    oracle = render_prompt(
+        {"repo": "o/seq", "problem_statement": statement, "patch": GOLD}, {"pkg/seq.py": BUGGY}, context="oracle"
+    )
+    shown = shown_code(oracle)
+    assert list(shown) == ["pkg/seq.py"] and "    return xs[-2]\n" in shown["pkg/seq.py"]
+    whole = render_prompt({"repo": "o/seq", "problem_statement": statement}, {"pkg/seq.py": BUGGY, "pkg/b.py": "y\n"})
+    assert shown_code(whole) == {"pkg/seq.py": BUGGY, "pkg/b.py": "y\n"}
+
+    half_remembered = Edit("seq.py", "    return xs[-2]\n", "    return xs[-1]\n")
+    (moved,) = repoint([half_remembered], shown)
+    assert moved == Edit("pkg/seq.py", half_remembered.search, half_remembered.replace)
+    assert apply_to(tmp_path, extract_patch(render_edits_of(moved))) == (True, FIXED)
+    # left alone: a path that is shown, a SEARCH text no shown file holds, or one that two shown files hold
+    right = Edit("pkg/seq.py", "    return xs[-2]\n", "    return xs[-1]\n")
+    stray = Edit("seq.py", "    return ys[-2]\n", "    return ys[-1]\n")
+    assert repoint([right, stray], shown) == [right, stray]
+    twice = Edit("x.py", "y\n", "z\n")
+    assert repoint([twice], {"a.py": "y\n", "b.py": "y\n"}) == [twice]
+
+
+def render_edits_of(edit) -> str:
+    from evals.prompts import render_edits
+
+    return render_edits([edit])
