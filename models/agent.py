@@ -288,9 +288,10 @@ def _calls(message: dict[str, Any] | None) -> list[tuple[str, Any]]:
 
 
 def repoint_turn(message: dict[str, Any], context: str) -> dict[str, Any]:
-    """`message` with each edit call whose path names no file `context` shows pointed at the one shown file whose
-    code holds its search text (`evals.prompts.repoint`, as the single answer's scaffold does with
-    `scaffold.repoint_paths`)."""
+    """`message` with each edit call whose path `context` never names pointed at the one shown file whose code holds
+    its search text (`evals.prompts.repoint`, as the single answer's scaffold does with `scaffold.repoint_paths`).
+    Only an edit `usable_turn` would refuse for its path is moved: one of a file the agent saw named (listed,
+    viewed) stays where it is, even when a shown window holds the same lines."""
     from evals.harness.searchreplace import Edit
     from evals.prompts import repoint, shown_code
 
@@ -301,7 +302,12 @@ def repoint_turn(message: dict[str, Any], context: str) -> dict[str, Any]:
     out, moved = [], False
     for call in calls:
         name, args = _calls({"tool_calls": [call]})[0]
-        if name == "edit" and isinstance(args, dict) and all(isinstance(args.get(k), str) for k in ("path", "search")):
+        if (
+            name == "edit"
+            and isinstance(args, dict)
+            and all(isinstance(args.get(k), str) for k in ("path", "search"))
+            and not (args["path"] and _names(context, args["path"]))
+        ):
             (edit,) = repoint([Edit(args["path"], args["search"], str(args.get("replace", "")))], shown)
             if edit.path != args["path"]:
                 raw = call["function"]["arguments"]

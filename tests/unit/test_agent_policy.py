@@ -313,6 +313,9 @@ def test_an_edit_turn_naming_a_half_remembered_path_is_pointed_at_the_file_shown
     assert repoint_turn(right, shown) is right and repoint_turn(parse_turn("<call>run_tests {}</call>", 1), shown)
     elsewhere = parse_turn(block.format("calc.py").replace("a // b\n=", "a % b\n="), 1)
     assert repoint_turn(elsewhere, shown) is elsewhere  # no shown file holds its search text
+    listed = "calc/util.py\n" + shown  # a file the agent saw named: its edit stays there, the same lines or not
+    named = parse_turn(block.format("calc/util.py"), 1)
+    assert repoint_turn(named, listed) is named and usable_turn(named, listed)
     assert policy_factory(Config(), "p", "n", greedy=True).keywords["repoint"] is True  # scaffold.repoint_paths
 
 
