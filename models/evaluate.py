@@ -93,9 +93,25 @@ def graded_sets(cfg: Config) -> tuple[str, dict[str, list[dict]], list[str]]:
     return decide, sets, notes
 
 
+def prompt_texts() -> list[str]:
+    """Every text a prompt is made of: the system message, both templates (a file's prompt and the oracle window's)
+    with their answer formats, and the window's size."""
+    from evals import prompts
+
+    return [
+        prompts.SYSTEM_PROMPT,
+        prompts.PROMPT_TEMPLATE,
+        prompts.ANSWER_FORMAT,
+        prompts.ORACLE_TEMPLATE,
+        prompts.ORACLE_ANSWER_FORMAT,
+        str(prompts.MAX_WINDOW_LINES),
+    ]
+
+
 def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
     """Everything that can change a grade: the instances (id, base commit, environment), greedy decoding with the
-    policy settings and prompt template, and the harness settings that the harness itself keys its grades on."""
+    policy settings and every prompt text (`prompt_texts`), and the harness settings that the harness itself keys its
+    grades on."""
     import inspect
 
     from evals import prompts
@@ -110,7 +126,7 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
             **cfg.policy.model_dump(mode="json", exclude={"base_model"}),
             "scaffold": cfg.scaffold.model_dump(mode="json"),
         },
-        "prompt": hashlib.sha256((prompts.PROMPT_TEMPLATE + prompts.ANSWER_FORMAT).encode()).hexdigest(),
+        "prompt": hashlib.sha256("".join(prompt_texts()).encode()).hexdigest(),
         "repoint": hashlib.sha256(inspect.getsource(prompts.repoint).encode()).hexdigest(),
         "tokenizer": "as-saved",  # models.policy.load_tokenizer: grades made with transformers' Qwen2 rewrite differ
         "harness": cfg.eval.model_dump(mode="json", exclude=_KEY_EXCLUDE),

@@ -42,3 +42,16 @@ def test_the_layout_of_the_observations_is_in_the_key_of_episodes(tmp_path, monk
     before = cache_key(cfg, "indomain", RECORDS)
     monkeypatch.setattr(env, "first_observation", _another_first_observation)
     assert (cache_key(cfg, "indomain", RECORDS) != before) is keyed
+
+
+@pytest.mark.parametrize(
+    "name", ["SYSTEM_PROMPT", "PROMPT_TEMPLATE", "ANSWER_FORMAT", "ORACLE_TEMPLATE", "ORACLE_ANSWER_FORMAT"]
+)
+def test_every_prompt_text_is_in_the_key(tmp_path, monkeypatch, name):
+    """The oracle window's template is what the default world's prompts use: a change to it regrades."""
+    from evals import prompts
+
+    cfg = make_config(tmp_path)
+    before = cache_key(cfg, "indomain", RECORDS)
+    monkeypatch.setattr(prompts, name, getattr(prompts, name) + "\nAnother line.")
+    assert cache_key(cfg, "indomain", RECORDS) != before
