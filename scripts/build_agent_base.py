@@ -26,6 +26,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=AgentBaseSettings.steps)
     parser.add_argument("--learning-rate", type=float, default=AgentBaseSettings.learning_rate)
     parser.add_argument("--recover-share", type=float, default=AgentBaseSettings.recover_share)
+    parser.add_argument("--finetune-share", type=float, default=AgentBaseSettings.finetune_share)
     parser.add_argument("--config", default=None)
     args = parser.parse_args()
     cfg = load_config(args.config)
@@ -37,6 +38,7 @@ def main() -> int:
             steps=args.steps,
             learning_rate=args.learning_rate,
             recover_share=args.recover_share,
+            finetune_share=args.finetune_share,
             precision=cfg.policy.bootstrap.precision,
         ),
         say=lambda m: print(m, flush=True),
