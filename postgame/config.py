@@ -35,6 +35,7 @@ from postgame.settings.validate import ValidateSettings
 
 ENV_PREFIX = "POSTGAME_"
 RESERVED_ENV = {"POSTGAME_HOME", "POSTGAME_CONFIG"}
+SECTION_SPELLINGS = (("factory", "tasks"),)  # a section with two names: an override goes to the one the file uses
 
 
 class _Section(BaseModel):
@@ -272,6 +273,18 @@ def _env_overrides(env: dict[str, str]) -> dict[str, Any]:
     return out
 
 
+def _one_spelling(over: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """`over` with each section of two names (SECTION_SPELLINGS) under the name `data` (the file) uses, so that
+    `POSTGAME_FACTORY__SEED` and a file's `tasks:` section merge instead of clashing as two sections."""
+    out = dict(over)
+    for names in SECTION_SPELLINGS:
+        spelled = next((name for name in names if name in data), names[0])
+        for name in names:
+            if name != spelled and name in out:
+                out[spelled] = _merge(out.get(spelled, {}), out.pop(name))
+    return out
+
+
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for key, value in over.items():
@@ -319,7 +332,7 @@ def load_config(path: str | Path | None = None, env: dict[str, str] | None = Non
         if not isinstance(loaded, dict):
             raise ConfigError(f"config error: {file} must hold a mapping of sections, got {type(loaded).__name__}")
         data = loaded
-    data = _merge(data, _env_overrides(env))
+    data = _merge(data, _one_spelling(_env_overrides(env), data))
     if env.get("POSTGAME_HOME"):
         data["home"] = env["POSTGAME_HOME"]
     try:

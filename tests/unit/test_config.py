@@ -58,6 +58,16 @@ def test_env_override_and_home(tmp_path):
     assert cfg.train.method == "grpo"
 
 
+@pytest.mark.parametrize("file_section", ["tasks", "factory"])
+@pytest.mark.parametrize("env_section", ["TASKS", "FACTORY"])
+def test_env_override_of_a_section_with_two_names_merges_with_the_files(tmp_path, file_section, env_section):
+    """`factory:` is also spelled `tasks:`; an override in either spelling adds to the file's section, in either."""
+    path = tmp_path / "c.yaml"
+    path.write_text(f"{file_section}:\n  seed: 7\n")
+    cfg = load_config(path, env={f"POSTGAME_{env_section}__SIMULATE__SECRET_RATE": "0.1"})
+    assert (cfg.factory.seed, cfg.factory.simulate.secret_rate) == (7, 0.1)
+
+
 def test_bad_env_override_names_the_key():
     with pytest.raises(ConfigError, match=r"stack.prefect_port = 'abc'"):
         load_config(env={"POSTGAME_STACK__PREFECT_PORT": "abc"})
