@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.agent.episode import Trial, Turn
+from models.generation import generate_n
 from models.tokenizer import load_tokenizer, prompt_batch, prompt_ids
 from postgame.config import PolicySettings
 
@@ -250,7 +251,7 @@ class ChatPolicy:
         else:
             search = {"do_sample": True, "temperature": self.settings.temperature, "num_return_sequences": n}
         with torch.no_grad():
-            out = model.generate(**ids, max_new_tokens=self.max_new_tokens, pad_token_id=tok.pad_token_id, **search)
+            out = generate_n(model, ids, n, max_new_tokens=self.max_new_tokens, pad_token_id=tok.pad_token_id, **search)
         width = ids["input_ids"].shape[1]
         texts, made = [], 0
         for row in out:

@@ -31,6 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from evals.harness.searchreplace import SearchReplaceError, parse_edits
+from models.generation import generate_n
 from models.policy import Generation, Policy
 from models.tokenizer import prompt_batch
 from postgame.settings.harness import HarnessSettings
@@ -165,8 +166,10 @@ def _draws(policy: Policy, prompt: str, n: int, seed: int) -> list[Generation]:
     torch.manual_seed(seed)
     start = time.perf_counter()
     with torch.no_grad():
-        out = model.generate(
-            **ids,
+        out = generate_n(
+            model,
+            ids,
+            n,
             max_new_tokens=policy.settings.max_new_tokens,
             do_sample=True,
             temperature=policy.settings.temperature,
@@ -198,8 +201,10 @@ def _beams(policy: Policy, prompt: str, n: int) -> list[Generation]:
     ids = prompt_batch(tok, prompt, policy.settings.max_prompt_tokens)
     start = time.perf_counter()
     with torch.no_grad():
-        out = model.generate(
-            **ids,
+        out = generate_n(
+            model,
+            ids,
+            n,
             max_new_tokens=policy.settings.max_new_tokens,
             num_beams=n,
             num_return_sequences=n,
