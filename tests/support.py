@@ -83,6 +83,26 @@ def _bindable(port: int) -> bool:
     return True
 
 
+def tiny_qwen2(seed: int = 0, **config: Any) -> Any:
+    """A randomly initialised Qwen2 causal LM small enough for a unit test (torch seeded with `seed` first); `config`
+    overrides the Qwen2Config's fields (vocab_size, the ids of eos and pad, ...)."""
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(seed)
+    fields = {
+        "vocab_size": 64,
+        "hidden_size": 16,
+        "intermediate_size": 32,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 1,
+        "tie_word_embeddings": True,
+        **config,
+    }
+    return Qwen2ForCausalLM(Qwen2Config(**fields))
+
+
 def make_config(home: Path, **sections) -> Config:
     """A config whose home is `home`, with the stack and the deployment's runner on free loopback ports (tests never
     touch the defaults: two test sessions on one machine, or a `make demo` beside them, would collide) and the

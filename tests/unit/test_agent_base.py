@@ -11,29 +11,14 @@ import pytest
 import torch
 
 from models.agent_base import AgentBaseSettings, toward_base
+from tests.support import tiny_qwen2
 
 SHIPPED = Path(__file__).resolve().parents[2] / "models" / "base_agent"
 
 
-def _tiny(seed: int):
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-
-    torch.manual_seed(seed)
-    config = Qwen2Config(
-        vocab_size=64,
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        tie_word_embeddings=True,
-    )
-    return Qwen2ForCausalLM(config)
-
-
 @pytest.mark.parametrize("share", [0.0, 0.8, 1.0])
 def test_the_weights_move_toward_the_base_by_the_share_not_kept(share):
-    base, trained = _tiny(0), _tiny(1)
+    base, trained = tiny_qwen2(0), tiny_qwen2(1)
     before = {n: p.detach().clone() for n, p in trained.named_parameters()}
     reference = {n: p.detach().clone() for n, p in base.named_parameters()}
     toward_base(trained, base, share)

@@ -14,6 +14,7 @@ from models.agent import COMPACT_TEMPLATE, ChatPolicy, parse_turn
 from postgame.config import PolicySettings
 from postgame.settings.agent import AgentSettings
 from tests.harness_fixtures import calc_instance, quick_settings
+from tests.support import tiny_qwen2
 
 # A Hermes/Qwen-style template, as real tool-calling checkpoints ship (chat_template.jinja).
 HERMES = (
@@ -120,7 +121,7 @@ def tool_checkpoint(tmp_path_factory):
     """A tiny Qwen2 with its own tool-calling chat template, taught to answer any task with a submit call."""
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+    from transformers import PreTrainedTokenizerFast
 
     out = tmp_path_factory.mktemp("hf-tool-model")
     raw = Tokenizer(models.BPE())
@@ -137,20 +138,14 @@ def tool_checkpoint(tmp_path_factory):
 
     tok.backend_tokenizer.decoder = decoders.ByteLevel()
     tok.chat_template = HERMES
-    torch.manual_seed(0)
-    model = Qwen2ForCausalLM(
-        Qwen2Config(
-            vocab_size=len(tok),
-            hidden_size=64,
-            intermediate_size=128,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            num_key_value_heads=1,
-            max_position_embeddings=4096,
-            eos_token_id=tok.eos_token_id,
-            pad_token_id=tok.pad_token_id,
-            tie_word_embeddings=True,
-        )
+    model = tiny_qwen2(
+        vocab_size=len(tok),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        max_position_embeddings=4096,
+        eos_token_id=tok.eos_token_id,
+        pad_token_id=tok.pad_token_id,
     )
     tok.save_pretrained(out)
     model.save_pretrained(out)

@@ -4,29 +4,26 @@ from __future__ import annotations
 
 import pytest
 import torch
-from transformers import Qwen2Config, Qwen2ForCausalLM
 
 from models.generation import generate_n
+from tests.support import tiny_qwen2
 
 N = 4
 
 
 @pytest.fixture(scope="module")
 def model():
-    torch.manual_seed(0)
-    config = Qwen2Config(
+    return tiny_qwen2(
         vocab_size=101,
         hidden_size=32,
         intermediate_size=64,
         num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=1,
         max_position_embeddings=256,
         initializer_range=0.5,  # sharp distributions: beams that differ, no near-ties
         eos_token_id=0,
         pad_token_id=1,
-    )
-    return Qwen2ForCausalLM(config).eval()
+        tie_word_embeddings=False,
+    ).eval()
 
 
 def _batch(length: int) -> dict:
