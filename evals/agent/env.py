@@ -37,6 +37,7 @@ from evals.agent.workspace import ToolInputError, Workspace, WorkspaceError, ope
 from evals.harness.evaluator import GradeCache, GradeResult, evaluate
 from evals.harness.instance import Instance
 from evals.harness.repoenv import EnvCache
+from evals.harness.testrun import TestRun
 from postgame.settings.agent import OUTCOMES, AgentSettings
 from postgame.settings.harness import HarnessSettings
 
@@ -143,6 +144,7 @@ class AgentEnvironment:
         self._instance, self._steps, self._invalid, self._streak = inst, 0, 0, 0
         self._withheld = False  # a change the review refused and no later submit cleared: never graded
         self._events: list[ToolEvent] = []
+        self._runs: dict[str, TestRun] = {}  # the episode's test runs by tree: `Workspace.run_tests`'s memo
         self._start = time.monotonic()
         self._result = None
         try:
@@ -343,7 +345,7 @@ class AgentEnvironment:
 
     def _do_run_tests(self, paths: list[str] | None = None) -> str:
         settings = self._step_settings()
-        run = self._workspace.run_tests(paths, settings)
+        run = self._workspace.run_tests(paths, settings, self._runs)
         if run.infra_error:
             raise _EpisodeEnds("infra_error", f"The test run failed to start: {run.infra_error}")
         if run.timed_out:
@@ -381,7 +383,9 @@ class AgentEnvironment:
 
         if self._checker is None:
             assert self._instance is not None
-            self._checker = VisibleTests(self._instance, settings, repos_dir=self.repos_dir).__enter__()
+            self._checker = VisibleTests(
+                self._instance, settings, repos_dir=self.repos_dir, memo=self._runs
+            ).__enter__()
         return self._checker
 
     def _review(self, patch: str) -> str | None:

@@ -27,6 +27,7 @@ from evals.harness.instance import Instance
 from evals.harness.patching import apply_patch, patch_paths, safe_restore
 from evals.harness.paths import UnsafePath
 from evals.harness.protect import is_test_path
+from evals.harness.testrun import TestRun
 from postgame.settings.harness import HarnessSettings
 
 PASSING = ("PASSED", "XFAIL", "SKIPPED")
@@ -43,8 +44,16 @@ class Verdict:
 class VisibleTests:
     """The visible tests of one instance, run at base and against candidate patches (see the module docstring)."""
 
-    def __init__(self, instance: Instance, settings: HarnessSettings, *, repos_dir: Path | None = None):
+    def __init__(
+        self,
+        instance: Instance,
+        settings: HarnessSettings,
+        *,
+        repos_dir: Path | None = None,
+        memo: dict[str, TestRun] | None = None,
+    ):
         self.instance, self.settings, self.repos_dir = instance, settings, repos_dir
+        self.memo = memo  # an episode's test runs by tree (`Workspace.run_tests`): a patch tried twice runs once
         self.runs = 0
         self.seconds = 0.0
         self._ws: Workspace | None = None
@@ -63,9 +72,11 @@ class VisibleTests:
 
     def _run(self, settings: HarnessSettings | None = None) -> tuple[dict[str, str], bool]:
         assert self._ws is not None, "use VisibleTests as a context manager"
-        run = self._ws.run_tests(None, settings or self.settings)
-        self.runs += 1
-        self.seconds += run.seconds
+        reused = self._ws.reused
+        run = self._ws.run_tests(None, settings or self.settings, self.memo)
+        if self._ws.reused == reused:
+            self.runs += 1
+            self.seconds += run.seconds
         return dict(run.statuses), bool(run.timed_out or run.infra_error)
 
     def check(self, patch: str, settings: HarnessSettings | None = None) -> Verdict:

@@ -13,10 +13,12 @@ running from it; `AgentEnvironment` reaps on start.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -69,6 +71,7 @@ class Workspace:
     hidden: list[str]  # test ids cut out of the agent's tree
     env_dir: Path | None = None
     runs: int = 0
+    reused: int = 0  # test runs answered from an episode's memo (`run_tests`)
     notes: list[str] = field(default_factory=list)
 
     # -- the file tools ------------------------------------------------------------------------------------------
@@ -197,9 +200,16 @@ class Workspace:
         d.mkdir()
         return d
 
-    def run_tests(self, paths: list[str] | None, settings: HarnessSettings) -> TestRun:
+    def run_tests(
+        self, paths: list[str] | None, settings: HarnessSettings, memo: dict[str, TestRun] | None = None
+    ) -> TestRun:
         """The visible tests (or `paths` among the copy's test files) in the sandbox, through the harness's launcher
-        and result plugin: statuses by node id, as the grader reads them."""
+        and result plugin: statuses by node id, as the grader reads them.
+
+        With `memo` (one episode's, shared by its `run_tests` calls and its `VisibleTests` checks): a run of the same
+        targets over a tree with the same content (`digest`) is answered from it instead of run again; only runs that
+        finished (no timeout, no infrastructure error, no tampering) are kept. An agent's edit is tried against the
+        visible tests, then `run_tests`, then reviewed on `submit`: one tree, one run."""
         targets = self.visible
         if paths:
             targets = []
@@ -207,18 +217,49 @@ class Workspace:
                 file_part = rel.split("::", 1)[0]
                 self._path(file_part)
                 targets.append(rel)
+        args = [*test_options(self.instance, self.copy), "-q", *targets]
+        key = f"{self.digest()} {json.dumps(args)}" if memo is not None else ""
+        if memo is not None and key in memo:
+            self.reused += 1
+            return memo[key]
         run = TestRun(self.instance.instance_id, patch_applied=True, sandbox=self.mode)
         notes: list[str] = []
         scratch = self._scratch()
         start = time.monotonic()
-        args = [*test_options(self.instance, self.copy), "-q", *targets]
         try:
             _execute(self.mode, self.copy, scratch, args, settings, run, notes, self.env_dir)
             run.log = "\n".join(notes) + "\n" + run.log
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         run.seconds = time.monotonic() - start
+        if memo is not None and not (run.timed_out or run.infra_error or run.tampering):
+            memo[key] = run
         return run
+
+    def digest(self) -> str:
+        """The content of the copy as one hash: every entry's path and kind, a file's executable bit and bytes, a
+        symbolic link's target, bytecode left out. Two copies with the same digest run their tests the same
+        way: a run writes only into the copy (its /tmp and home are its own), so nothing it depends on is outside."""
+        h = hashlib.sha256()
+        for dirpath, dirnames, filenames in os.walk(self.copy):  # os.walk does not follow symlinked folders
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            top = Path(dirpath)
+            for name in sorted([*filenames, *(d + "/" for d in dirnames)]):
+                p = top / name.rstrip("/")
+                rel = str(p.relative_to(self.copy)).encode("utf-8", "surrogateescape")
+                if name.endswith((".pyc", ".pyo")):
+                    continue
+                st = os.lstat(p)
+                if stat.S_ISLNK(st.st_mode):
+                    h.update(b"L " + rel + b"\0" + os.fsencode(os.readlink(p)) + b"\0")
+                elif stat.S_ISREG(st.st_mode):
+                    h.update(b"F " + rel + b"\0" + f"{st.st_mode & 0o111:o} {st.st_size}".encode() + b"\0")
+                    with open(p, "rb") as f:  # never a fifo: only regular files are opened
+                        for chunk in iter(lambda: f.read(1 << 20), b""):
+                            h.update(chunk)
+                else:  # a folder, or a fifo or socket the agent made: its name and kind count
+                    h.update(b"O " + rel + b"\0" + f"{stat.S_IFMT(st.st_mode):o}".encode() + b"\0")
+        return h.hexdigest()
 
     def bash(self, command: str, settings: HarnessSettings, max_bytes: int) -> CommandResult:
         """One shell command in the sandbox over the copy (bwrap mode only), with the test run's limits."""

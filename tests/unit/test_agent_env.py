@@ -4,6 +4,7 @@ FAIL_TO_PASS test is test_divide, the visible tests add, sub and divide_exact)."
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -310,3 +311,43 @@ def test_try_edits_checks_a_candidates_edits_against_the_visible_tests_and_chang
     assert env.try_edits([BREAK_SUB["args"], REVERT_SUB["args"]]) is True
     env.submit()
     assert env.result().reward == 1.0 and env.try_edits([GOLD["args"]]) is None  # over: nothing to check
+
+
+def test_a_tree_tried_then_run_then_reviewed_runs_its_visible_tests_once(tiny):
+    # The scaffold's trial of an edit, the agent's run_tests after making it, and the review on submit all ask
+    # the same question of the same tree: one sandboxed run answers all three (`Workspace.run_tests`' memo).
+    env = make_environment(AgentSettings(), quick_settings(), repos_dir=tiny.repos_dir)
+    env.reset(tiny.instance)
+    assert env.try_edits([GOLD["args"]]) is True
+    ws, checker = env._ws, env._checker
+    assert checker.runs == 2  # the visible tests at base, then with the gold edit
+    env.edit(**GOLD["args"])
+    assert env.run_tests().startswith("visible tests: 3 passed")
+    assert ws.runs == 0 and ws.reused == 1  # the agent's tree is the tried one: not run again
+    env.submit()
+    assert checker.runs == 2 and env.result().reward == 1.0  # the review's run was the trial's
+
+
+def test_a_tree_that_changed_in_any_way_runs_its_tests_again(tiny):
+    env = make_environment(AgentSettings(tools=parse_tools("all")), quick_settings(), repos_dir=tiny.repos_dir)
+    env.reset(tiny.instance)
+    ws = env._ws
+    seen = {ws.digest()}
+    assert env.run_tests().startswith("visible tests: 3 passed") and ws.runs == 1
+    assert env.run_tests().startswith("visible tests: 3 passed") and (ws.runs, ws.reused) == (1, 1)
+    changes = {  # what `bash` could do to the tree besides editing files
+        "a fifo": lambda: os.mkfifo(ws.copy / "pipe"),  # never opened by the digest: opening one would block
+        "an empty folder": lambda: (ws.copy / "empty").mkdir(),
+        "an executable bit": lambda: (ws.copy / "calc" / "ops.py").chmod(0o755),
+        "a symbolic link": lambda: (ws.copy / "link").symlink_to("calc/ops.py"),
+    }
+    for name, change in changes.items():
+        change()
+        digest = ws.digest()
+        assert digest not in seen, name
+        seen.add(digest)
+    runs = ws.runs
+    env.edit(**BREAK_SUB["args"])
+    assert "1 failed" in env.run_tests() and ws.runs == runs + 1
+    env.edit(path="tests/test_ops.py", search="def test_sub():", replace="def _sub():")  # the agent's own test edit
+    assert env.run_tests().startswith("visible tests: 2 passed") and ws.runs == runs + 2
