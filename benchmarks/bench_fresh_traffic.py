@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_tune import compare, score
 
-from postgame.config import load_config
+from postgame.config import answering_once, load_config
 
 
 def served_answers(cfg, pool: str, seeds: list[int], out: Path, say) -> list[dict]:
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     from models.policy import base_policy_dir
     from models.train import TrainJob, fit
 
-    cfg = load_config(args.config)
+    cfg = answering_once(load_config(args.config))  # it measures the single answer
     decide_split = cfg.promote.decide_split
     if args.pool == decide_split:
         sys.exit(f"--pool {args.pool!r} is the gate's deciding split: serve another (dev)")

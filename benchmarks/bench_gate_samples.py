@@ -79,7 +79,8 @@ def main() -> None:
     cfg = load_config(args.config)
     if cfg.agent.enabled:
         raise SystemExit(
-            "agent.enabled: the gate grades one episode per instance there; promote.samples does not apply"
+            "agent.enabled (the default): the gate grades one episode per instance there and promote.samples does not "
+            "apply; run this on a home whose demo answered once, with POSTGAME_AGENT__ENABLED=false"
         )
     resolve(cfg)
     out = cfg.home / "bench" / f"gate-samples-{int(time.time())}"

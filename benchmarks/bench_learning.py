@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.measure import measure_split
 from models.policy import SHIPPED_BASE, Policy
-from postgame.config import load_config
+from postgame.config import answering_once, load_config
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.loss_png:
         plot_losses(Path(args.model) / "manifest.json", Path(args.loss_png))
 
-    cfg = load_config(args.config)
+    cfg = answering_once(load_config(args.config))  # it measures the single answer
     import torch
 
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))

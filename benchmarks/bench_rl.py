@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.measure import measure_split
 from models.policy import Policy, base_policy_dir
-from postgame.config import load_config
+from postgame.config import answering_once, load_config
 
 
 def postgame(*args: str) -> dict:
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--png", default="", help="Draw pass@1 per seed (base, RL, SFT) into this file.")
     args = parser.parse_args(argv)
 
-    cfg = load_config(None)
+    cfg = answering_once(load_config(None))  # it measures the single answer
     import torch
 
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))

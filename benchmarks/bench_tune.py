@@ -31,7 +31,7 @@ from models.evaluate import score_policy
 from models.policy import Policy, base_policy_dir
 from models.promote import decide
 from models.scores import SplitScores
-from postgame.config import load_config
+from postgame.config import answering_once, load_config
 
 
 def overrides(run: str) -> dict[str, str]:
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    cfg = load_config(args.config)
+    cfg = answering_once(load_config(args.config))  # it measures the single answer
     if args.split == cfg.promote.decide_split:
         sys.exit(f"--split {args.split!r} is the gate's deciding split: tune on another (dev)")
     from evals.factory.instances import load_records

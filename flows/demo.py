@@ -5,8 +5,8 @@
 1. the local stack (Prefect, MLflow, SeaweedFS S3) and the deployment `continuous-cycle/continuous` served by its
    runner (`postgame up --serve`) — started unless it runs;
 2. the task world — built once (deterministic from `factory.seed`), its environments in S3;
-3. the champion — unless one serves, the base policy shipped in `models/base/` (or `policy.base_model`),
-   registered as the first version;
+3. the champion — unless one serves, the base policy shipped in `models/base_agent/` (`models/base/` with
+   `agent.enabled: false`, or `policy.base_model`), registered as the first version;
 4. `demo.cycles` rounds of: production traffic from the champion → one continuous-training cycle, started as a flow
    run of the deployment (reason `demo`), so the Prefect UI's Deployments page shows the schedule, the runs and the
    one-at-a-time limit afterwards;
@@ -41,10 +41,10 @@ def demo_traffic(cfg: Config):
 
 def bootstrap_base(cfg: Config, progress: Callable[[str], None] | None = None) -> str:
     """The champion the first cycle must beat: the current one, else the base policy (`policy.base_model`, or the
-    pre-trained base shipped in `models/base/`) registered as the first version and made champion, so every gain is
-    measured against a policy that already resolves something (`postgame bootstrap` also scores it on every split).
-    A newly registered base is tagged with the chance baselines of the sets the cycles grade (`measure_base_chance`),
-    so the report's charts draw them."""
+    base shipped in `models/base_agent/`, `models/base/` when the policy answers once) registered as the first
+    version and made champion, so every gain is measured against a policy that already resolves something
+    (`postgame bootstrap` also scores it on every split). A newly registered base is tagged with the chance
+    baselines of the sets the cycles grade (`measure_base_chance`), so the report's charts draw them."""
     from models import registry
     from models.policy import base_policy_dir
 

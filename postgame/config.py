@@ -340,3 +340,9 @@ def load_config(path: str | Path | None = None, env: dict[str, str] | None = Non
     except ValidationError as exc:
         raise ConfigError(_describe(exc.errors()[0])) from None
     return cfg.model_copy(update={"home": cfg.home.expanduser().absolute()})
+
+
+def answering_once(cfg: Config) -> Config:
+    """`cfg` with the policy answering once (`agent.enabled: false`): for what measures the single answer itself (its
+    benchmarks), whatever the config says."""
+    return cfg.model_copy(update={"agent": cfg.agent.model_copy(update={"enabled": False})})

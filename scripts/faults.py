@@ -140,6 +140,7 @@ class Suite:
             },
             # the faults start their own cycles: traffic must not start one through the event trigger
             "operate": {"runner_port": free_port(), "service_timeout_s": 20, "event_trigger": False},
+            "agent": {"enabled": False},  # the pipeline's faults, around a policy that answers once (as the tests)
         }
         home.mkdir(parents=True, exist_ok=True)
         if self.cfg_path.exists():  # an earlier run's home: its world and ports are reused

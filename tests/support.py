@@ -105,8 +105,9 @@ def tiny_qwen2(seed: int = 0, **config: Any) -> Any:
 
 def make_config(home: Path, **sections) -> Config:
     """A config whose home is `home`, with the stack and the deployment's runner on free loopback ports (tests never
-    touch the defaults: two test sessions on one machine, or a `make demo` beside them, would collide) and the
-    database of `pytest --db` (SQLite unless the run says postgres).
+    touch the defaults: two test sessions on one machine, or a `make demo` beside them, would collide), the
+    database of `pytest --db` (SQLite unless the run says postgres) and the policy answering once unless `agent=`
+    says otherwise.
 
     It is written to `home/postgame.yaml` as well, for code that reloads the config by path (flows, the CLI)."""
     stack = {
@@ -118,7 +119,12 @@ def make_config(home: Path, **sections) -> Config:
         **sections.pop("stack", {}),
     }
     operate = {"runner_port": free_port(), **sections.pop("operate", {})}  # `up --serve`: the runner's /health
-    data: dict = {"home": str(home), "stack": stack, "operate": operate, **sections}
+    # The policy answers once unless a test asks for the agent (the default, `agent.enabled`): the flows, services and
+    # data tests look at the pipeline around the policy, and an answer costs a fraction of an episode. The agent's
+    # own tests (tests/flows/test_agent_mode.py, test_guard_refuses_breaking_candidate.py, the unit tests of
+    # evals/agent) turn it on.
+    agent = {"enabled": False, **sections.pop("agent", {})}
+    data: dict = {"home": str(home), "stack": stack, "operate": operate, "agent": agent, **sections}
     path = home / "postgame.yaml"
     path.write_text(yaml.safe_dump(data))
     return load_config(path=path, env={})

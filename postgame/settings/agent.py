@@ -37,10 +37,11 @@ class AgentSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     enabled: bool = Field(
-        False,
+        True,
         description=(
-            "The policy acts as an agent: evaluation (and the gate) grades episodes in this environment instead of one "
-            "blind answer; the base is the agent base (models/base_agent) when `policy.base_model` is empty."
+            "The policy acts as an agent: traffic, evaluation and the gate run episodes in this environment, and the "
+            "base is the agent base (models/base_agent) when `policy.base_model` is empty. false: the policy answers "
+            "once (one search/replace completion, checked against the visible tests), from the base in models/base."
         ),
     )
     tools: tuple[str, ...] = Field(

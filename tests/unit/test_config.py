@@ -98,3 +98,15 @@ def test_cli_bad_config_exits_2_with_one_line(tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert lines == ["config error: eval.timeout_s = -1: Input should be greater than 0"]
     assert proc.stdout == ""
+
+
+def test_by_default_the_policy_acts_as_an_agent_from_the_agent_base(tmp_path, monkeypatch):
+    from models.policy import SHIPPED_AGENT_BASE, SHIPPED_BASE, base_policy_dir
+    from postgame.config import answering_once
+
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config(env={})
+    assert cfg.agent.enabled and base_policy_dir(cfg) == SHIPPED_AGENT_BASE  # traffic, evaluation, the gate: episodes
+    once = answering_once(cfg)  # what the single answer's benchmarks run
+    assert not once.agent.enabled and base_policy_dir(once) == SHIPPED_BASE
+    assert not load_config(env={"POSTGAME_AGENT__ENABLED": "false"}).agent.enabled
