@@ -2,10 +2,12 @@
 
     postgame bootstrap [--from-scratch] [--k 4] [--limit N] [--json]
 
-1. the base: the shipped `models/base/` (its weights checked against its manifest's sha256; whether its content hash
+1. the base: with `agent.enabled` (the default) the shipped agent base `models/base_agent/`, its weights checked
+   against its manifest's sha256; else the shipped `models/base/` (checked the same way; whether its content hash
    matches this machine's corpus and config is reported), else one cached or built under home (`--from-scratch`
    always rebuilds, ~1 h on 2 shared cores, and says whether it reproduced the shipped weights bit for bit);
-2. its scores: pass@1 and pass@k on the indomain, eval and holdout splits beside the empty-patch and
+2. its scores: pass@1 (an agent: of one greedy episode a task) and pass@k (a single answer's) on the indomain, eval
+   and holdout splits beside the empty-patch and
    random-single-edit baselines (models/measure.py), and its scores on the sets promotion grades (stored in its run,
    so the first cycle compares its candidate with a measured champion without grading the base again);
 3. an MLflow run `bootstrap` with those metrics, the checkpoint logged and registered as a version, tagged with its
@@ -52,7 +54,7 @@ def bootstrap(
     from models.bootstrap import BaseResult, ensure_base, gather_inputs, read_manifest, verify_base
     from models.evaluate import graded_sets, score_sets
     from models.measure import measure_split
-    from models.policy import SHIPPED_BASE, Policy
+    from models.policy import SHIPPED_AGENT_BASE, SHIPPED_BASE, Policy
     from postgame.console import progress_bar
 
     cfg = runtime.current_config()
@@ -62,6 +64,18 @@ def bootstrap(
     with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
         if cfg.policy.base_model:
             path, source, content_hash, sha, same = Path(cfg.policy.base_model), "policy.base_model", "", "", None
+        elif cfg.agent.enabled:  # the policy acts: the first champion is the agent base, as `make demo` registers it
+            if from_scratch:
+                raise typer.BadParameter(
+                    "--from-scratch rebuilds the single-answer base (agent.enabled: false); the agent base is rebuilt "
+                    "with `python scripts/build_agent_base.py --out DIR` (~20 min on 2 cores)",
+                    param_hint="--from-scratch",
+                )
+            manifest = verify_base(SHIPPED_AGENT_BASE)
+            base = BaseResult(str(SHIPPED_AGENT_BASE), "shipped", manifest["content_hash"], manifest["sha256"], None)
+            if k > 1:
+                say("agent.enabled: one greedy episode a task; pass@k is the single answer's (agent.enabled: false)")
+            k = 1
         elif not from_scratch and (SHIPPED_BASE / "manifest.json").exists():
             manifest = verify_base(SHIPPED_BASE)
             here = gather_inputs(cfg).content_hash(cfg.policy)

@@ -32,7 +32,7 @@ class SplitScores:
     pass_at_k: float | None
     empty: float
     random_edit: float
-    well_formed: float  # share of greedy completions that hold a patch the harness can try
+    well_formed: float  # share of greedy completions that hold a patch the harness can try (an agent: that submit)
     errors: int  # infrastructure errors over every grading of this split
 
     def line(self) -> str:
@@ -84,7 +84,8 @@ def measure_split(
 ) -> SplitScores:
     """Score `policy` (a models.policy.Policy) on `split` of the current task catalog (first `limit` by id).
     `progress(text, graded)` is told what starts next, and how many patches were just graded (`gradings_per_task`
-    per task in all)."""
+    per task in all). With `agent.enabled` the policy plays one greedy episode per task (`models.evaluate`'s, as the
+    gate plays them) and `k` does not apply: pass@k is the single answer's."""
     from evals.factory.instances import load_split, prompt_for
     from evals.prompts import extract_patch
     from models.answer import submit
@@ -95,6 +96,8 @@ def measure_split(
     prompts = [prompt_for(cfg, inst) for inst in instances]
     grader = _Grader(cfg, instances, f"{policy.name}@{policy.version}", out_dir / split, progress)
 
+    if cfg.agent.enabled:
+        return _episodes(cfg, policy, split, instances, grader, out_dir, seed)
     grader.tell("answering greedily", 0)
     answers = submit(policy, prompts, cfg.scaffold, greedy=True, instances=instances, harness=cfg.eval)
     greedy = [extract_patch(g.text) for g in answers]  # the scaffold ran each task's visible tests
@@ -118,6 +121,31 @@ def measure_split(
         random_edit=random_edit,
         well_formed=sum(1 for p in greedy if p) / total,
         errors=errors,
+    )
+
+
+def _episodes(
+    cfg: Config, policy, split: str, instances: list, grader: _Grader, out_dir: Path, seed: int
+) -> SplitScores:
+    """`measure_split` of a policy that acts: pass@1 of one greedy episode per task, beside the chance baselines."""
+    from models.evaluate import agent_episodes
+
+    grader.tell("playing greedy episodes", 0)
+    report = agent_episodes(cfg, policy.path, grader.name, instances, out_dir / split / "episodes")
+    grader.tell("played greedy episodes", len(instances))
+    grader.errors += report.outcomes.get("infra_error", 0)
+    empty, random_edit = grader.chance(split, seed)
+    total = len(instances)
+    return SplitScores(
+        split=split,
+        instances=total,
+        k=1,
+        pass_at_1=report.resolved / total,
+        pass_at_k=None,
+        empty=empty,
+        random_edit=random_edit,
+        well_formed=report.outcomes.get("submitted", 0) / total,
+        errors=grader.errors,
     )
 
 

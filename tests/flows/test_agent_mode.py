@@ -67,3 +67,21 @@ def test_agent_traffic_is_logged_as_v2_trajectories_the_contract_accepts(small_w
         assert [m["role"] for m in record["messages"][:3]] == ["system", "user", "assistant"]
         assert record["usage"]["prompt_tokens"] > 0
     assert any(m.get("tool_calls") for r in records for m in r["messages"])  # the agent acted
+
+
+def test_bootstrap_measures_an_agent_by_its_episodes(small_world, tmp_path):
+    # `postgame bootstrap`'s per-split scores: with agent.enabled, pass@1 of one greedy episode a task (the gate's
+    # episodes), no pass@k (the single answer's), beside the same chance baselines
+    from models.measure import measure_split
+
+    cfg = _agent(small_world)
+    policy = Policy(base_policy_dir(cfg), name="postgame-policy", version="base", settings=cfg.policy)
+    told = []
+    scores = measure_split(cfg, policy, "eval", k=4, out_dir=tmp_path, limit=2, progress=lambda t, n: told.append(t))
+    assert scores.instances == 2 and scores.k == 1 and scores.pass_at_k is None
+    lines = (tmp_path / "eval" / "episodes" / "trajectories.jsonl").read_text().splitlines()
+    episodes = [json.loads(line) for line in lines]
+    assert len(episodes) == 2 and all(e["turns"] >= 1 for e in episodes)  # played, not answered once
+    assert scores.pass_at_1 == sum(e["resolved"] for e in episodes) / 2
+    assert scores.well_formed == sum(e["outcome"] == "submitted" for e in episodes) / 2
+    assert "playing greedy episodes" in told and "answering greedily" not in told
