@@ -471,6 +471,14 @@ def evaluate_candidate(
     )
 
 
+def charged(evaluation: Evaluation, cpu_seconds: float) -> Evaluation:
+    """`evaluation` charged with the CPU seconds its whole stage spent, measured around the runner's pool: a process
+    pool's workers count (`RUSAGE_CHILDREN`) only once it has joined them, after `evaluate_policy` returned, and there
+    the agent's episodes, every grading and a single answer's visible-tests runs are spent. Measured inside, an
+    agent's evaluation of 200 episodes (~650 CPU-s) was charged 8 CPU-s on the review page (session 26)."""
+    return replace(evaluation, cpu_seconds=max(evaluation.cpu_seconds, cpu_seconds))
+
+
 def evaluate_version(cfg: Config, version: str, progress: Callable[[str, int], None] | None = None) -> Evaluation:
     """A registered version graded again against the champion (`postgame promote --version V`); `progress` as in
     `evaluate_policy`."""

@@ -16,7 +16,11 @@ from tasks.retry import TRANSIENT_RETRIES
 def evaluate(cfg: Config, candidate: Candidate) -> Evaluation:
     """Each instance is graded in a task run of its own through the `runner:` task runner (local processes by
     default, a Dask cluster with `kind: dask`; `serial`: one by one in this process)."""
+    from models.evaluate import charged
+    from postgame.report import cpu_seconds
     from postgame.runners import prefect_mapper
 
+    started = cpu_seconds()
     with prefect_mapper(cfg.runner) as mapper:
-        return evaluate_candidate(cfg, candidate, mapper=mapper)
+        evaluation = evaluate_candidate(cfg, candidate, mapper=mapper)
+    return charged(evaluation, cpu_seconds() - started)  # the runner's workers count once it has joined them

@@ -40,13 +40,19 @@ class EpisodeJob:
 
 
 def run_job(job: EpisodeJob) -> dict[str, Any]:
-    """One episode (in whatever worker the runner chose): its trajectory record and harness report."""
+    """One episode (in whatever worker the runner chose): its trajectory record and harness report. The record's
+    `cpu_seconds` is what the worker's process and the sandboxed runs it waited for spent meanwhile (with a thread
+    runner, shared with the episodes beside it)."""
+    from postgame.report import cpu_seconds
+
+    started = cpu_seconds()
     env = make_environment(job.agent, job.harness, repos_dir=job.repos_dir)
     try:
         traj = run_episode(env, job.instance, job.policy_factory(job.instance), context=job.context)
     finally:
         env.close()
     record = traj.to_record()
+    record["cpu_seconds"] = round(cpu_seconds() - started, 3)
     grade = traj.result.grade
     record["harness_report"] = grade.to_report() if grade is not None else None
     return record

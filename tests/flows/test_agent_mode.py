@@ -85,3 +85,35 @@ def test_bootstrap_measures_an_agent_by_its_episodes(small_world, tmp_path):
     assert scores.pass_at_1 == sum(e["resolved"] for e in episodes) / 2
     assert scores.well_formed == sum(e["outcome"] == "submitted" for e in episodes) / 2
     assert "playing greedy episodes" in told and "answering greedily" not in told
+
+
+def test_the_evaluate_stage_is_charged_what_its_workers_spent(small_world):
+    # The episodes run in the runner's process pool, whose workers count in this process's CPU (RUSAGE_CHILDREN) only
+    # once the pool is joined, after the evaluation returned: measured inside, an agent's evaluation was charged a few
+    # CPU-s of its hundreds on the review page (`models.evaluate.charged`).
+    from prefect import flow
+
+    from models.train import Candidate, new_training_run
+    from tasks.evaluate import evaluate
+
+    cfg = _agent(small_world)
+    cfg = cfg.model_copy(
+        update={
+            "runner": cfg.runner.model_copy(update={"kind": "process", "workers": 1}),
+            # a model of its own: no champion to play against, only this candidate's episodes
+            "tracking": cfg.tracking.model_copy(update={"experiment": "charged", "registered_model": "charged-policy"}),
+        }
+    )
+    run_id = new_training_run(cfg, "charged")
+    candidate = Candidate(run_id, "", str(SHIPPED_AGENT_BASE), "base", "sft", 0, None, 0.0, "", ())
+
+    @flow(name="evaluate-charged")
+    def stage():
+        return evaluate.fn(cfg, candidate)
+
+    evaluation = stage()
+    trajectories = sorted((cfg.home / "runs" / run_id / "eval").rglob("trajectories.jsonl"))
+    episodes = [json.loads(line) for path in trajectories for line in path.read_text().splitlines()]
+    assert len(episodes) == sum(s.n for s in evaluation.candidate_splits.values()) > 0
+    spent = sum(e["cpu_seconds"] for e in episodes)  # measured in the workers, episode by episode
+    assert spent > 0 and evaluation.cpu_seconds >= spent
