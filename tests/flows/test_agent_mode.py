@@ -100,8 +100,9 @@ def test_the_evaluate_stage_is_charged_what_its_workers_spent(small_world):
     cfg = cfg.model_copy(
         update={
             "runner": cfg.runner.model_copy(update={"kind": "process", "workers": 1}),
-            # a model of its own: no champion to play against, only this candidate's episodes
+            # a model of its own: no champion to play against, only this candidate's episodes, on the deciding split
             "tracking": cfg.tracking.model_copy(update={"experiment": "charged", "registered_model": "charged-policy"}),
+            "promote": cfg.promote.model_copy(update={"guard_splits": {}}),
         }
     )
     run_id = new_training_run(cfg, "charged")
