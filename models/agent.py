@@ -166,8 +166,12 @@ class ChatPolicy:
         candidates: int = 1,
         verify: bool = False,
         repoint: bool = False,
+        reproduce: bool = False,
+        draws: int = 0,
     ):
         self.path, self.settings, self.name = Path(path), settings, name or str(path)
+        self.reproduce = reproduce  # with verify: an edit turn that makes the issue's example behave first
+        self.draws = draws  # with reproduce: more candidates drawn when none of `candidates` makes it behave
         self.verify = verify  # edit turns checked against the visible tests (`choose_turn`), given the episode's trial
         self.repoint = repoint  # edits pointed at the shown file that holds their search text (`repoint_turn`)
         self.seed = settings.seed if seed is None else seed
@@ -203,46 +207,61 @@ class ChatPolicy:
         return render_chat(tok, messages, tools, generation=True)
 
     def act(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], trial: Trial | None = None) -> Turn:
-        engine, tok = self._load()
+        self._load()
         prompt = self.render(messages, tools)
         self._turns += 1
         seed = self.seed + 7919 * self._turns
         start = time.perf_counter()
+        texts, n_prompt, n_out = self._complete(prompt, seed, self.candidates, self.greedy)
+        latency = (time.perf_counter() - start) * 1000
+        context = "\n".join(m.get("content") or "" for m in messages if m.get("role") in ("user", "tool"))
+        turns = self._turns_of(texts, context)
+        previous = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
+        start = time.perf_counter()
+        trial = trial if self.verify else None
+        if self.reproduce and trial is not None and trial([], reproduce=True) is False:
+            fix = fixing_turn(turns, context, previous, trial)
+            if fix is None and self.draws:  # more candidates, drawn, for the reproduction to choose among
+                more, _, made = self._complete(prompt, seed + 1, self.draws, greedy=False)
+                n_out += made
+                fix = fixing_turn(self._turns_of(more, context), context, previous, trial)
+            if fix is not None:
+                return Turn(fix, n_prompt, n_out, latency + (time.perf_counter() - start) * 1000)
+        chosen = choose_turn(turns, context, previous, trial)
+        return Turn(chosen, n_prompt, n_out, latency + (time.perf_counter() - start) * 1000)
+
+    def _turns_of(self, texts: list[str], context: str) -> list[dict[str, Any]]:
+        turns = [parse_turn(t, self._turns) for t in texts]
+        return [repoint_turn(t, context) for t in turns] if self.repoint else turns
+
+    def _complete(self, prompt: str, seed: int, n: int, greedy: bool) -> tuple[list[str], int, int]:
+        engine, tok = self._load()
         if self.settings.engine == "vllm":
             from vllm import SamplingParams
 
             params = SamplingParams(
                 max_tokens=self.max_new_tokens,
                 seed=seed,
-                n=self.candidates,
-                temperature=0.0 if self.greedy and self.candidates == 1 else self.settings.temperature,
+                n=n,
+                temperature=0.0 if greedy and n == 1 else self.settings.temperature,
             )
             ids = prompt_ids(tok, prompt, self._prompt_limit(), add_special_tokens=False)
             out = engine.generate([{"prompt_token_ids": ids}], params)[0]
             texts = [tok.decode(o.token_ids, skip_special_tokens=True) for o in out.outputs]
-            n_prompt, n_out = len(out.prompt_token_ids), sum(len(o.token_ids) for o in out.outputs)
-        else:
-            texts, n_prompt, n_out = self._generate(engine, tok, prompt, seed)
-        latency = (time.perf_counter() - start) * 1000
-        context = "\n".join(m.get("content") or "" for m in messages if m.get("role") in ("user", "tool"))
-        turns = [parse_turn(t, self._turns) for t in texts]
-        if self.repoint:
-            turns = [repoint_turn(t, context) for t in turns]
-        previous = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
-        start = time.perf_counter()
-        chosen = choose_turn(turns, context, previous, trial if self.verify else None)
-        return Turn(chosen, n_prompt, n_out, latency + (time.perf_counter() - start) * 1000)
+            return texts, len(out.prompt_token_ids), sum(len(o.token_ids) for o in out.outputs)
+        return self._generate(engine, tok, prompt, seed, n, greedy)
 
-    def _generate(self, model: Any, tok: Any, prompt: str, seed: int) -> tuple[list[str], int, int]:
-        """Completions: one (greedy or sampled), or `candidates` — the beams of a beam search when greedy (still
+    def _generate(
+        self, model: Any, tok: Any, prompt: str, seed: int, n: int, greedy: bool
+    ) -> tuple[list[str], int, int]:
+        """Completions: one (greedy or sampled), or `n` — the beams of a beam search when greedy (still
         deterministic), independent draws when sampling. Token counts cover every candidate made."""
         import torch
 
         ids = prompt_batch(tok, prompt, self._prompt_limit(), add_special_tokens=False)
         torch.manual_seed(seed)
-        n = self.candidates
         search: dict[str, Any]
-        if self.greedy:
+        if greedy:
             search = (
                 {"do_sample": False}
                 if n == 1
@@ -375,6 +394,25 @@ def choose_turn(
     return usable[0]
 
 
+def fixing_turn(
+    turns: list[dict[str, Any]], context: str, previous: dict[str, Any] | None, trial: Trial
+) -> dict[str, Any] | None:
+    """The first usable edit turn (likeliest first) whose edits make the issue's own example behave as the issue
+    says and keep the visible tests passing (`try_edits(..., reproduce=True)`, `evals.agent.repro`), or None. The
+    scaffold takes it ahead of any likelier turn while the copy does not yet behave (`scaffold.reproduce`), as a
+    coding agent reruns its reproduction after a fix; the same edits are tried once."""
+    seen: set[str] = set()
+    for turn in turns:
+        edits = [args for name, args in _calls(turn) if name == "edit"]
+        key = json.dumps(edits, sort_keys=True)
+        if not edits or key in seen or not usable_turn(turn, context, previous):
+            continue
+        seen.add(key)
+        if trial(edits, reproduce=True) is True:
+            return turn
+    return None
+
+
 def load_agent_policy(
     path: str,
     settings: PolicySettings,
@@ -387,6 +425,8 @@ def load_agent_policy(
     threads: int = 0,
     verify: bool = False,
     repoint: bool = False,
+    reproduce: bool = False,
+    draws: int = 0,
 ) -> ChatPolicy:
     """A fresh ChatPolicy for one episode (a batch's policy factory: `functools.partial(load_agent_policy, ...)`);
     the loaded model is shared by the episodes of one worker process, which runs torch on `threads` threads (0 =
@@ -404,6 +444,8 @@ def load_agent_policy(
         candidates=candidates,
         verify=verify,
         repoint=repoint,
+        reproduce=reproduce,
+        draws=draws,
     )
     policy._engine = _shared_engine(path, settings, threads)
     return policy
@@ -459,4 +501,6 @@ def policy_factory(cfg: Any, path: str | Path, name: str, *, greedy: bool, seed:
         threads=episode_threads(cfg),
         verify=cfg.scaffold.check_edits and cfg.scaffold.visible_tests,
         repoint=cfg.scaffold.repoint_paths,
+        reproduce=cfg.scaffold.check_edits and cfg.scaffold.visible_tests and cfg.scaffold.reproduce,
+        draws=cfg.scaffold.reproduce_draws,
     )

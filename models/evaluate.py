@@ -132,16 +132,20 @@ def cache_key(cfg: Config, split: str, records: list[dict]) -> str:
         "harness": cfg.eval.model_dump(mode="json", exclude=_KEY_EXCLUDE),
     }
     if cfg.agent.enabled:  # episodes: the tools, the limits, the observation format and the turn check
-        from evals.agent import env
+        from evals.agent import env, repro, verify
         from models import agent
 
         checks = (
             agent.choose_turn,
+            agent.fixing_turn,
+            agent.ChatPolicy.act,
             agent.usable_turn,
             agent.repoint_turn,
             agent._names,
             agent._calls,
             env.AgentEnvironment.try_edits,
+            verify.VisibleTests.reproduces,
+            repro,
         )
         check = "".join(inspect.getsource(f) for f in checks)
         shown = inspect.getsource(env.first_observation) + inspect.getsource(env.tests_observation)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evals.agent.repro import Reproduction, reproduction
 from evals.agent.workspace import ToolInputError, Workspace, WorkspaceError, open_workspace, reap
 from evals.harness.evaluator import GradeCache, GradeResult, evaluate
 from evals.harness.instance import Instance
@@ -126,6 +127,7 @@ class AgentEnvironment:
         self.cache, self.envs, self.model_name_or_path = cache, envs, model_name_or_path
         self._ws: Workspace | None = None
         self._checker: Any = None  # the episode's VisibleTests (evals.agent.verify), opened on first use
+        self._repro: Reproduction | None = None
         self._result: EpisodeResult | None = None
         self._instance: Instance | None = None
         if not _reaped:
@@ -145,6 +147,7 @@ class AgentEnvironment:
         self._withheld = False  # a change the review refused and no later submit cleared: never graded
         self._events: list[ToolEvent] = []
         self._runs: dict[str, TestRun] = {}  # the episode's test runs by tree: `Workspace.run_tests`'s memo
+        self._repro = reproduction(inst.problem_statement)  # the issue's example and expectations (try_edits)
         self._start = time.monotonic()
         self._result = None
         try:
@@ -190,17 +193,21 @@ class AgentEnvironment:
             self._ws.close()
             self._ws = None
 
-    def try_edits(self, edits: list[Mapping[str, Any]]) -> bool | None:
+    def try_edits(self, edits: list[Mapping[str, Any]], reproduce: bool = False) -> bool | None:
         """Would these edits (`edit`'s arguments, in order), made now, keep the visible tests passing? Nothing is
         written and no step is spent: the patch the working copy would have is checked as `submit`'s review checks
         one (a fresh copy, the visible tests at base and with it). False when an edit would fail or change nothing;
         None when the check could not run. The scaffold's check of a candidate turn (models.agent.choose_turn), as a
-        single answer's candidates are run against the visible tests before one is submitted (models/answer.py)."""
+        single answer's candidates are run against the visible tests before one is submitted (models/answer.py).
+
+        With `reproduce`, first: would they make the issue's own example behave as the issue says it should
+        (`evals.agent.repro`; False when it would not, None when the statement states nothing checkable or the run
+        could not tell), and only then the visible tests. No edits: the copy as it is now."""
         if self._ws is None or self._result is not None:
             return None
         try:
             triples = [(str(e["path"]), str(e["search"]), str(e["replace"])) for e in edits]
-            texts = self._ws.edited(triples)
+            texts = self._ws.edited(triples) if triples else {}
         except (KeyError, TypeError, ToolInputError):
             return False
         if texts is None:
@@ -210,7 +217,15 @@ class AgentEnvironment:
         except _EpisodeEnds:
             return None  # the episode's time is up: its next call ends it
         try:
-            return self._visible_tests(settings).check(self._ws.diff(texts), settings).passed
+            checker = self._visible_tests(settings)
+            patch = self._ws.diff(texts)
+            if reproduce:
+                if self._repro is None:
+                    return None
+                fixed = checker.reproduces(patch, self._repro, settings)
+                if fixed is not True:
+                    return fixed
+            return checker.check(patch, settings).passed
         except WorkspaceError:
             return None
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -36,9 +36,11 @@ class Turn:
     latency_ms: float = 0.0
 
 
-# The environment's check of a candidate turn's edits (AgentEnvironment.try_edits): would they keep the visible tests
-# passing? None: it could not tell.
-Trial = Callable[[list[Any]], "bool | None"]
+class Trial(Protocol):
+    """The environment's check of a candidate turn's edits (AgentEnvironment.try_edits): would they keep the visible
+    tests passing (with `reproduce`: and make the issue's example behave as stated)? None: it could not tell."""
+
+    def __call__(self, edits: list[Any], reproduce: bool = False) -> bool | None: ...
 
 
 class AgentPolicy(Protocol):

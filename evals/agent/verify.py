@@ -18,10 +18,13 @@ cut hid whole, or a case of a parametrised test the cut had to take out whole (`
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from evals.agent.repro import Reproduction
 from evals.agent.workspace import Workspace, open_workspace
 from evals.harness.instance import Instance
 from evals.harness.patching import apply_patch, patch_paths, safe_restore
@@ -58,6 +61,7 @@ class VisibleTests:
         self.seconds = 0.0
         self._ws: Workspace | None = None
         self._passing: set[str] = set()
+        self.repros: dict[str, bool | None] = {}  # the issue's reproduction by patch (`reproduces`)
 
     def __enter__(self) -> VisibleTests:
         self._ws = open_workspace(self.instance, repos_dir=self.repos_dir, settings=self.settings)
@@ -79,6 +83,38 @@ class VisibleTests:
             self.seconds += run.seconds
         return dict(run.statuses), bool(run.timed_out or run.infra_error)
 
+    def reproduces(self, patch: str, repro: Reproduction, settings: HarnessSettings | None = None) -> bool | None:
+        """Does the visible tree with `patch` do what the issue says it should (`evals.agent.repro`)? The same
+        fresh copy as `check`, put back after; each patch is run once (`self.repros`). False for a patch that
+        does not apply or edits a test file; None when the run could not tell."""
+        ws = self._ws
+        assert ws is not None, "use VisibleTests as a context manager"
+        if patch not in self.repros:
+            start = time.monotonic()
+            with self._applied(patch) as applied:
+                self.repros[patch] = applied and ws.reproduce(repro, settings or self.settings)
+            self.seconds += time.monotonic() - start
+        return self.repros[patch]
+
+    @contextlib.contextmanager
+    def _applied(self, patch: str) -> Iterator[bool]:
+        """The tree with `patch` applied (an empty patch: as it is) while inside; False when it does not apply or
+        edits a test file (the grader drops such edits: never run them here). Put back from the base after."""
+        ws = self._ws
+        assert ws is not None, "use VisibleTests as a context manager"
+        touched = patch_paths(patch) if patch.strip() else []
+        if any(rel in ws.test_paths or is_test_path(rel) for rel in touched):
+            yield False
+            return
+        try:
+            yield not touched or apply_patch(ws.copy, patch, base_dir=ws.base).applied
+        finally:
+            for rel in touched:
+                try:
+                    safe_restore(ws.copy, ws.base, rel)
+                except UnsafePath:
+                    pass
+
     def check(self, patch: str, settings: HarnessSettings | None = None) -> Verdict:
         """Apply `patch` to the visible tree, run the visible tests (within `settings`' limits when given: an
         agent's episode hands the time it has left), put the tree back."""
@@ -87,20 +123,12 @@ class VisibleTests:
         start = time.monotonic()
         if not patch.strip():
             return Verdict(False, (), 0.0, "empty patch")
-        touched = patch_paths(patch)
-        if any(rel in ws.test_paths or is_test_path(rel) for rel in touched):
+        if any(rel in ws.test_paths or is_test_path(rel) for rel in patch_paths(patch)):
             return Verdict(False, (), 0.0, "edits a test file")  # the grader drops such edits; never run them here
-        try:
-            applied = apply_patch(ws.copy, patch, base_dir=ws.base)
-            if not applied.applied:
+        with self._applied(patch) as applied:
+            if not applied:
                 return Verdict(False, (), time.monotonic() - start, "does not apply")
             statuses, failed_run = self._run(settings)
-        finally:
-            for rel in touched:
-                try:
-                    safe_restore(ws.copy, ws.base, rel)
-                except UnsafePath:
-                    pass
         broken = tuple(sorted(t for t in self._passing if statuses.get(t) not in PASSING))
         if failed_run:
             return Verdict(False, broken, time.monotonic() - start, "the visible tests timed out or could not run")

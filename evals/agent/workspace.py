@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evals.agent.repro import Reproduction, repro_argv, reproduced
 from evals.agent.visible import visible_tests
 from evals.factory.files import diff_file
 from evals.harness import sandbox
@@ -265,22 +266,25 @@ class Workspace:
         """One shell command in the sandbox over the copy (bwrap mode only), with the test run's limits."""
         if self.mode != "bwrap":
             raise ToolInputError("bash needs the bwrap sandbox, and this episode runs in rlimits mode")
+        return self._launch(["/bin/sh", "-c", command], settings, max_bytes)
+
+    def reproduce(self, repro: Reproduction, settings: HarnessSettings) -> bool | None:
+        """Does the tree now behave as the issue says it should (`evals.agent.repro`)? The issue's setup and its
+        stated expectations run in the sandbox with the task's interpreter, beside the visible test modules'
+        definitions. None when it could not tell (a timeout, a crash of the runner, a value it could not read).
+        The verdict only steers which of the policy's own candidates the scaffold takes; the grade is the harness's."""
+        python = f"{SANDBOX_ENV}/bin/python" if self.env_dir else sys.executable
+        result = self._launch(repro_argv(python, repro, self.visible), settings, 64 * 1024)
+        return None if result.timed_out else reproduced(result.output)
+
+    def _launch(self, argv: list[str], settings: HarnessSettings, max_bytes: int) -> CommandResult:
+        """`argv` in the sandbox over the copy, under the test run's rlimits (pg_exec), its output's tail."""
         scratch = self._scratch()
         out_path = scratch / "output.txt"
         fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        limits = sandbox.rlimits(settings, with_nproc=True)
-        argv = [
-            sys.executable,
-            "-I",
-            "-B",
-            f"{SANDBOX_TOOLS}/pg_exec.py",
-            "--limits",
-            json.dumps(limits),
-            "--",
-            "/bin/sh",
-            "-c",
-            command,
-        ]
+        limits = sandbox.rlimits(settings, with_nproc=self.mode == "bwrap" or os.geteuid() != 0)
+        tools = SANDBOX_TOOLS if self.mode == "bwrap" else str(sandbox.TOOLS_DIR)
+        argv = [sys.executable, "-I", "-B", f"{tools}/pg_exec.py", "--limits", json.dumps(limits), "--", *argv]
         binds: tuple[sandbox.Bind, ...] = ((str(self.env_dir), SANDBOX_ENV, False),) if self.env_dir else ()
         if self.env_dir is not None:
             argv[0] = f"{SANDBOX_ENV}/bin/python"

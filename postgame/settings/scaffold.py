@@ -43,3 +43,19 @@ class ScaffoldSettings(BaseModel):
         "sandbox against each well-formed candidate, likeliest first, and submit the first that breaks none; when every "
         "candidate breaks one, submit no change (evals/agent/verify.py).",
     )
+    reproduce: bool = Field(
+        True,
+        description="An agent's edit turn is first looked for among the candidates whose edits make the issue's own "
+        "example behave as the issue says it should (its ```python block run in the sandbox, then each `EXPR` it "
+        "says it expected `VALUE` from, evals/agent/repro.py) and keep the visible tests passing, as a coding agent "
+        "reruns its reproduction after a fix (SWE-agent's reproduce.py, Agentless's reproduction test). With none, "
+        "or a statement that states nothing checkable, the visible tests' rule as before. Needs visible_tests.",
+    )
+    reproduce_draws: int = Field(
+        0,
+        ge=0,
+        le=64,
+        description="With reproduce: when none of the turn's candidates makes the issue's example behave, this many "
+        "more are drawn (policy.temperature) and tried the same way (sampling many patches and keeping the one "
+        "that passes the reproduction, as Agentless does). 0: none.",
+    )
