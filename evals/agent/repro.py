@@ -1,7 +1,7 @@
 """The issue's own reproduction: what its statement says to run and what it says it expected.
 
     repro = reproduction(instance.problem_statement)   # None when the statement states nothing checkable
-    script = repro_script(repro, test_files)           # Python to run in the sandbox over a candidate's tree
+    argv = repro_argv(python, repro, test_files)       # the runner, to run in the sandbox over a candidate's tree
     reproduced(output)                                 # True: every stated expectation holds; False; None: unknown
 
 A coding agent reproduces the issue before it fixes it and runs the reproduction again after (SWE-agent's
@@ -9,15 +9,17 @@ A coding agent reproduces the issue before it fixes it and runs the reproduction
 The scaffold does the same for the policy, from the statement alone: its first ```python block is the setup, and
 each claim of the form "`EXPR` returns `A`, but I expected `X`" (or "raises …; I expected `X`", "should raise `E`",
 "gives `A`, but I expected at most `X`", "should be true here") is an expectation checked after it. The setup runs
-in a namespace seeded with the visible test modules' own definitions (an issue's example may call the helper that
-builds its data, `roads()`), never the hidden tests. An expectation the statement gives only in part (a value cut
-short with "...") is not checked; a statement with no code block or no checkable claim gives None, and the scaffold
-goes on without it (a human's free-form issue usually states nothing this reads).
+in a namespace seeded with the visible test modules' own definitions when it uses a name it does not define (an
+issue's example may call the helper that builds its data, `roads()`), never the hidden tests. An expectation the
+statement gives only in part (a value cut short with "...") is not checked; a statement with no code block or no
+checkable claim gives None, and the scaffold goes on without it (a human's free-form issue usually states nothing
+this reads).
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 import re
 from dataclasses import dataclass
@@ -174,11 +176,38 @@ verdict(True if checked else None, "" if checked else "no claim could be checked
 """
 
 
+def needs_tests(repro: Reproduction) -> bool:
+    """Does the example use a name it neither imports nor assigns (a helper of the test modules, `roads()`)? Only
+    then are the visible test modules run into its namespace: importing them (pytest with them) is most of a run's
+    cost. True when the code cannot be read."""
+    try:
+        setup = ast.parse(repro.setup)
+        values = [c.expr for c in repro.claims] + [c.expected for c in repro.claims if c.kind in ("equals", "compare")]
+        used = [ast.parse(v, mode="eval") for v in values]
+    except SyntaxError:
+        return True
+    bound = set(dir(builtins))
+    for node in ast.walk(setup):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    loaded = {n.id for tree in [setup, *used] for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return bool(loaded - bound)
+
+
 def repro_argv(python: str, repro: Reproduction, test_files: list[str]) -> list[str]:
-    """The command that checks `repro` over a tree (run from its root): the runner and its spec as arguments."""
+    """The command that checks `repro` over a tree (run from its root): the runner and its spec as arguments; the
+    visible test modules only when the example needs one of their names (`needs_tests`)."""
     spec = {
         "setup": repro.setup,
-        "tests": sorted(test_files),
+        "tests": sorted(test_files) if needs_tests(repro) else [],
         "claims": [{"expr": c.expr, "kind": c.kind, "expected": c.expected, "op": c.op} for c in repro.claims],
     }
     return [python, "-B", "-c", _RUNNER, json.dumps(spec)]

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from evals.agent import make_environment
-from evals.agent.repro import Claim, repro_argv, reproduced, reproduction
+from evals.agent.repro import Claim, needs_tests, repro_argv, reproduced, reproduction
 from evals.factory.statements import Failure, write_statement
 from postgame.settings.agent import AgentSettings
 from tests.harness_fixtures import calc_instance, quick_settings
@@ -121,6 +121,8 @@ def test_the_runner_seeds_the_example_with_the_visible_test_modules_definitions(
     repro = reproduction("```python\nxs = data()\n```\n\n`sorted(xs)` returns `[]`, but I expected `[1, 2, 3]`.\n")
     import subprocess
 
+    assert needs_tests(repro) and not needs_tests(reproduction(CALC_ISSUE))  # only an example that needs them
+    assert json.loads(repro_argv(sys.executable, reproduction(CALC_ISSUE), ["tests/test_x.py"])[-1])["tests"] == []
     argv = repro_argv(sys.executable, repro, ["tests/test_x.py"])
     out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=60).stdout
     assert reproduced(out) is True and json.loads(out.strip().splitlines()[-1])["why"] == ""
