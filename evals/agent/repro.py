@@ -119,7 +119,7 @@ def _setup(code: str, claims: list[Claim]) -> str:
 
 # Run inside the sandbox by the task's own interpreter, from the tree's root. Prints one JSON line last.
 _RUNNER = r"""
-import json, os, sys, traceback
+import json, os, sys
 sys.path.insert(0, os.getcwd())
 spec = json.loads(sys.argv[1])
 ns = {"__name__": "postgame_repro"}
