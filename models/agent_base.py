@@ -3,8 +3,8 @@
     nice -n 10 python scripts/build_agent_base.py --out models/base_agent     # ~45 min on 2 cores
 
 The base (models/base/, models/bootstrap.py) answers a task with one edit block. Acting adds three habits, which
-synthetic trajectories from the same repairs teach — the factory's mutations of local code, never an eval or holdout
-bug (`held_out_bugs`), no test run and no download:
+synthetic trajectories from the same repairs (`models.base_data.repair_data`) teach — the factory's mutations of local
+code, never a held-out bug (nor, with `train_split: withheld`, a train-split bug), no test run and no download:
 - edit, then `run_tests`, then `submit` when the visible tests pass;
 - when they fail after its edit, undo it (the edit back) and submit (what it submits then breaks nothing);
 - sometimes, after the undo, the right edit, the tests again, and submit.
@@ -219,13 +219,13 @@ def _default_tools() -> list[dict]:
 
 
 def gather_examples(cfg: Config) -> list[Example]:
-    """The base's repair data: synthetic repairs of the corpus (held-out bugs excluded) and train-split gold."""
-    from models.base_data import gold_repairs, held_out_bugs, synthetic_repairs
+    """The base's repair data (`models.base_data.repair_data`): synthetic repairs, then train-split gold."""
+    from models.base_data import repair_data
     from models.bootstrap import gather_inputs
 
     inputs = gather_inputs(cfg)
-    gold, statements = gold_repairs(inputs.records, {s.name: s for s in inputs.train_seeds})
-    synthetic = synthetic_repairs(inputs.corpus, held_out_bugs(inputs.records), cfg.policy.bootstrap, statements)
+    seeds = {s.name: s for s in inputs.train_seeds}
+    synthetic, gold, _ = repair_data(inputs.corpus, inputs.records, seeds, cfg.policy.bootstrap)
     return synthetic + gold
 
 

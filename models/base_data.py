@@ -4,8 +4,10 @@
   subset) and the *train-split* seed projects; never an eval or holdout project.
 - `synthetic_repairs`: the factory's mutation operators applied to that code; the answer is known (the block that
   restores the original lines), so no test runs. Every (file, mutation) that is the bug of an indomain, eval or holdout
-  instance is left out (`held_out_bugs`).
-- `gold_repairs`: the train-split instances with their real problem statements and gold answers.
+  instance is left out (`held_out_bugs`); so is, with `train_split: withheld`, every train-split bug (`train_bugs`),
+  and of the seed projects' other mutants only a share is kept (`project_repair_share`, `drilled`).
+- `gold_repairs`: the train-split instances with their real problem statements and gold answers (`train_split:
+  shown` only). `repair_data` assembles the repair stage's examples by these rules.
 - `copy_example` / `edit_example`: the curriculum's first steps (copy a span; copy a line and edit one token).
 
 Every prompt is rendered by `evals.prompts.render_prompt` (oracle context), exactly as traffic and evaluation render
@@ -15,6 +17,7 @@ it; every answer by `evals.prompts.answer_for_patch`.
 from __future__ import annotations
 
 import ast
+import hashlib
 import random
 import re
 import sysconfig
@@ -105,6 +108,38 @@ def held_out_bugs(records: list[dict]) -> set[tuple[str, str, str]]:
         for r in records
         if r["split"] != "train" and "key" in r["mutation"]
     }
+
+
+def train_bugs(records: list[dict]) -> set[tuple[str, str, str]]:
+    """(project, path, mutation key) of every synthetic train-split instance: the pool the demo's traffic serves."""
+    return {
+        (r["seed_project"], r["mutation"]["path"], r["mutation"]["key"])
+        for r in records
+        if r["split"] == "train" and "key" in r["mutation"]
+    }
+
+
+def drilled(key: tuple[str, str, str], share: float) -> bool:
+    """Whether a seed project's mutant (project, path, mutation key) is among the `project_repair_share` the base
+    repairs: a fixed draw from the key's hash, so the same share keeps the same mutants on every machine."""
+    if share >= 1.0:
+        return True
+    return int(hashlib.sha256(":".join(key).encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < share
+
+
+def repair_data(
+    corpus: list[SourceFile], records: list[dict], seeds: dict[str, SeedProject], settings: BootstrapSettings
+) -> tuple[list[Example], list[Example], int]:
+    """The repair stage's examples and how many bugs were left out: (synthetic repairs, gold, left out). Held-out
+    bugs never appear; with `train_split: withheld` neither do the train split's bugs, mutant or gold, so the
+    traffic's tasks are new to the base as production work is to a deployed model."""
+    excluded = held_out_bugs(records)
+    if settings.train_split == "withheld":
+        excluded |= train_bugs(records)
+        gold, statements = [], {}
+    else:
+        gold, statements = gold_repairs(records, seeds)
+    return synthetic_repairs(corpus, excluded, settings, statements), gold, len(excluded)
 
 
 def _statement(function: str, module: str, rng: random.Random) -> str:
@@ -202,9 +237,9 @@ def synthetic_repairs(
     settings: BootstrapSettings,
     statements: dict[tuple[str, str, str], str] | None = None,
 ) -> list[Example]:
-    """Repairs of mutants of the corpus: every mutant of the seed projects' modules (but the held-out ones), and up
-    to `stdlib_mutations_per_file` per standard library module. `statements` gives real problem statements for
-    (project, path, key) where a train instance has one."""
+    """Repairs of mutants of the corpus: the `project_repair_share` of the seed projects' mutants (never an
+    `excluded` one), and up to `stdlib_mutations_per_file` per standard library module. `statements` gives real
+    problem statements for (project, path, key) where a train instance has one."""
     statements = statements or {}
     out: list[Example] = []
     for file in corpus:
@@ -212,7 +247,8 @@ def synthetic_repairs(
         if file.project == "stdlib":
             muts = function_mutations(file, rng, settings.stdlib_mutations_per_file)
         elif "/" in file.path and not file.path.startswith("tests/"):
-            muts = [m for m in find_mutations(file.text, file.path) if (file.project, file.path, m.key) not in excluded]
+            keys = ((m, (file.project, file.path, m.key)) for m in find_mutations(file.text, file.path))
+            muts = [m for m, key in keys if key not in excluded and drilled(key, settings.project_repair_share)]
         else:
             continue
         for mut in muts:

@@ -5,7 +5,9 @@
 
 The recipe reads top to bottom (`build_base`):
 1. data: the corpus (standard library subset + train-split seed projects, never eval or holdout), the held-out bugs
-   of the factory build (indomain, eval, holdout: never shown), synthetic repairs, train-split gold answers;
+   of the factory build (dev, indomain, eval, holdout: never shown), synthetic repairs (`policy.bootstrap.
+   project_repair_share` of the projects' mutants), and the train split's bugs shown with their gold answers (the
+   default) or withheld (`train_split: withheld`: the pool the demo's traffic serves is then new to the base);
 2. a byte-level BPE tokenizer trained on the corpus;
 3. a Qwen2 from the `policy:` architecture keys, seeded;
 4. three stages with one AdamW and one warmup + cosine schedule: next-token pre-training (`lm`); the curriculum
@@ -38,10 +40,8 @@ from models.base_data import (
     SourceFile,
     copy_example,
     edit_example,
-    gold_repairs,
-    held_out_bugs,
     pretraining_corpus,
-    synthetic_repairs,
+    repair_data,
 )
 from models.policy import SHIPPED_BASE, qwen2_config, train_tokenizer
 from postgame.config import Config, PolicySettings
@@ -193,9 +193,7 @@ def _encode_examples(tokenizer, examples: list[Example], prompt_max: int, answer
 def _prepare(inputs: BaseInputs, tokenizer, policy: PolicySettings, say: Callable[[str], None]) -> _Data:
     s = policy.bootstrap
     seeds = {seed.name: seed for seed in inputs.train_seeds}
-    excluded = held_out_bugs(inputs.records)
-    gold, statements = gold_repairs(inputs.records, seeds)
-    repairs = synthetic_repairs(inputs.corpus, excluded, s, statements)
+    repairs, gold, excluded = repair_data(inputs.corpus, inputs.records, seeds, s)
     rng = random.Random(f"curriculum:{s.seed}")
     code = [f for f in inputs.corpus if f.path.endswith(".py")]
     curriculum: list[Example] = []
@@ -210,7 +208,7 @@ def _prepare(inputs: BaseInputs, tokenizer, policy: PolicySettings, say: Callabl
             curriculum.append(example)
     say(
         f"data: {len(inputs.corpus)} files, {len(repairs)} synthetic repairs, {len(gold)} gold, "
-        f"{len(curriculum)} copy/edit examples, {len(excluded)} held-out bugs excluded"
+        f"{len(curriculum)} copy/edit examples, {excluded} bugs left out"
     )
     eos = tokenizer.eos_token_id
 
@@ -234,7 +232,7 @@ def _prepare(inputs: BaseInputs, tokenizer, policy: PolicySettings, say: Callabl
         "curriculum_examples": len(data.curriculum),
         "synthetic_repairs": len(data.repairs),
         "gold_repairs": len(data.gold),
-        "held_out_bugs_excluded": len(excluded),
+        "held_out_bugs_excluded": excluded,
     }
     return data
 

@@ -152,7 +152,23 @@ class BootstrapSettings(_Section):
     curriculum_steps: int = Field(600, ge=0, description="Stage 2: copy a span; copy and edit one token; repair.")
     repair_steps: int = Field(6000, ge=0, description="Stage 3: SFT on synthetic repairs and train-split gold.")
     seed_code_share: float = Field(0.5, ge=0, le=1, description="Share of pre-training chunks from train projects.")
-    gold_share: float = Field(0.1, ge=0, le=1, description="Share of stage-3 examples that are train-split gold.")
+    train_split: Literal["withheld", "shown"] = Field(
+        "shown",
+        description="The train split's bugs, the pool the demo's traffic serves: shown = their mutants and gold answers "
+        "are in the repair data (the shipped base's recipe; it then knows every bug its traffic holds, and no candidate "
+        "trained on that traffic beat it: BENCHMARKS.md); withheld = neither is, so traffic brings the base work it "
+        "has not seen, as production brings a deployed model (benchmarks/bench_production_pool.py).",
+    )
+    project_repair_share: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="Share of the seed projects' other mutants repaired in stage 3 (a fixed draw by project, path "
+        "and mutation key); the base still reads all their code. 1.0 (the shipped recipe) drills it on every one.",
+    )
+    gold_share: float = Field(
+        0.1, ge=0, le=1, description="Share of stage-3 examples that are train-split gold (train_split: shown)."
+    )
     replay_share: float = Field(0.1, ge=0, le=1, description="Share of stage-3 batches that replay pre-training.")
     precision: Literal["bf16", "fp32"] = Field(
         "fp32",
