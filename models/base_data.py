@@ -134,9 +134,10 @@ def repair_data(
     bugs never appear; with `train_split: withheld` neither do the train split's bugs, mutant or gold, so the
     traffic's tasks are new to the base as production work is to a deployed model."""
     excluded = held_out_bugs(records)
+    gold: list[Example] = []
+    statements: dict = {}
     if settings.train_split == "withheld":
         excluded |= train_bugs(records)
-        gold, statements = [], {}
     else:
         gold, statements = gold_repairs(records, seeds)
     return synthetic_repairs(corpus, excluded, settings, statements), gold, len(excluded)
