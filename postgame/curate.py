@@ -5,8 +5,9 @@ so evaluation never measures what training saw. Every row keeps the prompt the d
 `evals.prompts` rendering that simulation, training and evaluation share) and the task id (the RL reward grades
 against it). The harness is the filter; per train instance, from its sessions in time order:
 
-- `sft`  one row per distinct *verified* answer: a session that resolved the task, broke no passing test and whose
-         patch the user accepted (or edited) — `prompt`, `completion`; for a schema-v2 session (a tool-using
+- `sft`  one row per distinct *verified* answer: a session that resolved the task, broke no passing test, whose
+         patch the user accepted (or edited) and, for a trajectory, none of whose tool calls is malformed (arguments
+         that are not JSON: the model's mistake, kept in the log, never imitated) — `prompt`, `completion`; for a schema-v2 session (a tool-using
          trajectory) also `messages`, its whole conversation as logged (OpenAI chat-completions messages:
          `tool_calls`, `tool_call_id` and null contents intact), for a trainer that learns from the trajectory
          (assistant-only loss).
@@ -30,6 +31,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from postgame.config import Config
+from postgame.contract.trajectory import malformed_calls
 from postgame.errors import DataValidationError
 from postgame.store import sha256_bytes
 
@@ -76,11 +78,16 @@ class _Attempt:
     feedback: str
     messages: list[dict] | None = None  # a schema-v2 trajectory, as logged
     broken: int = 0  # passing tests its patch broke (`outcome.tests_broken`; 0 where the log does not say)
+    malformed: int = 0  # tool calls whose arguments are not JSON (`postgame.contract.trajectory.malformed_calls`)
 
     @property
     def verified(self) -> bool:
         return (
-            self.status == "resolved" and self.feedback in ACCEPTED_FEEDBACK and bool(self.answer) and not self.broken
+            self.status == "resolved"
+            and self.feedback in ACCEPTED_FEEDBACK
+            and bool(self.answer)
+            and not self.broken
+            and not self.malformed
         )
 
     @property
@@ -119,6 +126,7 @@ def _attempts(sessions: list[dict], splits: dict[str, str]) -> tuple[dict[str, l
                 feedback=str(outcome.get("feedback") or "none"),
                 messages=messages if session.get("schema_version") == 2 else None,
                 broken=_count(outcome.get("tests_broken")),
+                malformed=malformed_calls(messages) if session.get("schema_version") == 2 else 0,
             )
         )
     return by_instance, skipped
@@ -135,6 +143,7 @@ def build_rows(
     """Pure: sessions (records of either schema version) + {instance_id: split} → rows of every kind (see the module docstring)
     and the skip counts. Deterministic: the same sessions give the same rows in the same order."""
     by_instance, skipped = _attempts(sessions, splits)
+    skipped["sft_malformed_calls"] = sum(bool(a.malformed) for attempts in by_instance.values() for a in attempts)
     sft: list[dict] = []
     dpo: list[dict] = []
     grpo: list[dict] = []

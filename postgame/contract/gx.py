@@ -226,7 +226,6 @@ def _trajectory_expectations() -> dict[str, list]:
             "only an assistant message calls tools",
             value_set=list(ONLY_FOR[TOOL_CALLS]),
         ),
-        _rule(gxe.ExpectColumnValuesToBeJsonParseable, "function.arguments", "the arguments are a JSON text"),
         _rule(
             gxe.ExpectColumnValuesToBeBetween,
             "answers",

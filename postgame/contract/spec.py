@@ -153,7 +153,11 @@ TOOL_CALL = obj(
         "function",
         "The function called.",
         string("name", "Function name.", min_length=1),
-        string("arguments", "The arguments, a JSON text (ingest quarantines one that does not parse)."),
+        string(
+            "arguments",
+            "The arguments the model wrote, a JSON text when it wrote them right (a call that is not is the "
+            "model's mistake: kept and counted, `postgame.contract.trajectory.malformed_calls`).",
+        ),
     ),
 )
 AGENT_SESSION_V2 = _session(

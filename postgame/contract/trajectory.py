@@ -6,10 +6,9 @@ Run on a record that passed the contract (`check.check_record`). Ingest quaranti
 the problem's reason; the GX suite checks the same rules on the snapshot (columns derived in
 `postgame.validate.frames`). A trajectory is valid when (each rule with the reason a breach is quarantined under):
 
-1. `tool_arguments`: the `function.arguments` of every tool call is a JSON text (RFC 8259: no NaN, no Infinity).
-2. `orphan_tool_message`: every tool message answers a call made earlier in its session: its `tool_call_id` is the id
+1. `orphan_tool_message`: every tool message answers a call made earlier in its session: its `tool_call_id` is the id
    of a tool call of an earlier assistant message.
-3. `message_order`:
+2. `message_order`:
    - the first message is a system or a user message;
    - a tool message comes right after an assistant message with tool calls or after another tool message, and
      answers a call of the assistant message that its run of tool messages follows;
@@ -17,8 +16,15 @@ the problem's reason; the GX suite checks the same rules on the snapshot (column
      after it, except the calls of the session's last message: a session may end on a call that was never run (an
      agent's `finish` tool, a session cut off).
 
+A call whose `function.arguments` is not a JSON text (RFC 8259: no NaN, no Infinity) is the model's mistake, not the
+log's: the agent wrote it and the environment answered it ("the arguments are not JSON"), so the session is a true
+record of what happened and is kept (until 2026-12-07 it was quarantined as `tool_arguments`, and the traffic of a weaker policy, which
+wrote such a call in about 30% of its sessions, stopped every cycle at the quarantine-rate check).
+`malformed_calls` counts them; curation never gives such a session to SFT to imitate.
+
 This is the conversation the OpenAI chat-completions API accepts (it refuses a tool message without its call and a
-call left unanswered), so a kept trajectory can be replayed, or trained on, as it is.
+call left unanswered), so a kept trajectory can be replayed, or trained on, as it is (a malformed call aside: some
+servers, vLLM among them, refuse to render one in a history).
 """
 
 from __future__ import annotations
@@ -29,8 +35,8 @@ from typing import Literal
 
 from postgame.contract.check import _show
 
-TrajectoryReason = Literal["tool_arguments", "orphan_tool_message", "message_order"]
-TRAJECTORY_REASONS: tuple[TrajectoryReason, ...] = ("tool_arguments", "orphan_tool_message", "message_order")
+TrajectoryReason = Literal["orphan_tool_message", "message_order"]
+TRAJECTORY_REASONS: tuple[TrajectoryReason, ...] = ("orphan_tool_message", "message_order")
 FIRST_ROLES = ("system", "user")
 
 
@@ -61,10 +67,6 @@ def _calls(i: int, message: dict) -> tuple[dict[str, bool], TrajectoryProblem | 
     """The ids of an assistant message's calls (each not yet answered), or the first problem of its calls."""
     ids: dict[str, bool] = {}
     for j, call in enumerate(message.get("tool_calls") or ()):
-        if not is_json(call["function"]["arguments"]):
-            return ids, TrajectoryProblem(
-                "tool_arguments", f"messages[{i}].tool_calls[{j}].function.arguments", "is not valid JSON"
-            )
         if call["id"] in ids:
             return ids, TrajectoryProblem(
                 "message_order",
@@ -73,6 +75,16 @@ def _calls(i: int, message: dict) -> tuple[dict[str, bool], TrajectoryProblem | 
             )
         ids[call["id"]] = False
     return ids, None
+
+
+def malformed_calls(messages: list[dict]) -> int:
+    """How many tool calls of a version 2 session's messages have arguments that are not a JSON text."""
+    return sum(
+        not is_json(call["function"]["arguments"])
+        for message in messages
+        if message.get("role") == "assistant"
+        for call in message.get("tool_calls") or ()
+    )
 
 
 def _unanswered(owner: int, run: dict[str, bool], closed_by: str) -> TrajectoryProblem | None:

@@ -90,7 +90,7 @@ def quarantine_ls(
     reason: str | None = typer.Option(
         None,
         "--reason",
-        help="Only this reason: parse, schema, too_large, tool_arguments, orphan_tool_message or message_order.",
+        help="Only this reason: parse, schema, too_large, orphan_tool_message or message_order (tool_arguments: before 2026-12-07).",
     ),
     as_json: bool = typer.Option(False, "--json", help="One JSON list."),
 ) -> None:

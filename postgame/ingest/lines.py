@@ -4,12 +4,13 @@
 
 Reasons: `parse` (invalid UTF-8, invalid JSON, NaN/Infinity, a lone surrogate escape, a JSON value that is not an
 object), `schema` (anything the contract rejects), `too_large` (over the line cap, decided by the reader), and for a
-version 2 session whose messages break a trajectory rule (`postgame.contract.trajectory`): `tool_arguments`,
-`orphan_tool_message`, `message_order`. Blank lines and `{}` are skipped. The text kept with a rejection is redacted
-before it leaves this module.
+version 2 session whose messages break a trajectory rule (`postgame.contract.trajectory`): `orphan_tool_message`,
+`message_order` (a call whose arguments are not JSON is the model's mistake, and kept). Blank lines and `{}` are
+skipped. The text kept with a rejection is redacted before it leaves this module.
 
 The arguments of a tool call are a JSON text inside a string: they are redacted as JSON (`redact.redact_json_text`),
-so that they stay a JSON text, and a secret escaped inside them (`\\u0041KIA...`) is seen as what it spells.
+so that they stay a JSON text, and a secret escaped inside them (`\\u0041KIA...`) is seen as what it spells, in
+arguments the model wrote that are not JSON too.
 """
 
 from __future__ import annotations

@@ -194,14 +194,17 @@ def redact_value(value: Any, rules: tuple[Rule, ...] = RULES, *, secret_keys: bo
 
 def redact_json_text(text: str, rules: tuple[Rule, ...] = RULES) -> str:
     """A string holding a JSON text (a tool call's arguments), redacted value by value (keys too), so that it stays a
-    JSON text; returned unchanged when nothing was redacted, else re-serialised. Text that is not JSON is redacted as
-    text."""
+    JSON text; returned unchanged when nothing was redacted, else re-serialised. Text that is not JSON (a malformed
+    call the model wrote) is read with its JSON escapes resolved, as `redact_raw_line` reads it (`\\u0041KIA...` could
+    spell a secret): unchanged when that holds no secret, else that reading redacted."""
     if not rules:
         return text
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
-        return redact_text(text, rules)
+        seen = _JSON_ESCAPE.sub(_unescape, text)
+        redacted = redact_text(seen, rules)
+        return text if redacted == seen else redacted
     redacted = redact_value(copy.deepcopy(value), rules)
     return text if redacted == value else json.dumps(redacted, ensure_ascii=False)
 

@@ -26,7 +26,7 @@ from postgame.settings.runner import RunnerSettings
 from postgame.store import LocalStore
 from tests.data.test_quarantine_counts import build_corpus
 from tests.data.test_trajectory_ingest import BROKEN, _secrets
-from tests.trajectories import agent_session, broken
+from tests.trajectories import agent_session, bad_arguments, broken
 
 
 def branch_lines() -> bytes:
@@ -88,6 +88,7 @@ def trajectory_lines() -> list[str]:
     r = next(sessions(1, seed=80))
     r["messages"][2]["tool_calls"] = [{"id": "c1", "type": "function", "function": {"name": "x", "arguments": "{"}}]
     out.append(json.dumps(r))  # a v1 record: tool_calls is an unknown field, its arguments never judged
+    out.append(json.dumps(bad_arguments("v2-bad-arguments")))  # the model's malformed call: kept, not judged JSON
     out += [json.dumps(record) for record, _, _ in BROKEN]  # every trajectory reason, and v2 schema violations
     return out
 
@@ -187,12 +188,13 @@ def test_parallel_ingest_gives_the_one_process_snapshot_byte_for_byte(tmp_path, 
     manifest, got = run(logs, tmp_path / kind, RunnerSettings(kind=kind, workers=2))
     assert expected["row_groups"] > 3 and len(expected["quarantine"]) > 20  # the corpus exercises both
     reasons = {e["reason"] for e in expected["quarantine"]}
-    assert {"tool_arguments", "orphan_tool_message", "message_order"} <= reasons
+    assert {"orphan_tool_message", "message_order"} <= reasons
     assert reference.schema_version == 2 and {r["session_id"] for r in expected["rows"]} >= {
         "v2-sdk-dump",
         "v2-secrets",
         "v2-float-version",
         "v2-no-calls",
+        "v2-bad-arguments",
     }
     for key in expected:
         assert got[key] == expected[key], key

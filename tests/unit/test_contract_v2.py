@@ -15,7 +15,7 @@ from postgame.contract import arrow, json_schema
 from postgame.contract.check import ContractViolation, check_record, check_record_flags
 from postgame.contract.fastcheck import is_plain_valid
 from postgame.contract.synthetic import sessions
-from postgame.contract.trajectory import trajectory_problem
+from postgame.contract.trajectory import malformed_calls, trajectory_problem
 from tests.trajectories import agent_session
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
@@ -142,23 +142,13 @@ TRAJECTORIES = [  # (name, messages, reason or None, path)
         None,
     ),
     (
-        "arguments not JSON",
+        "arguments not JSON: the model's mistake, kept",
         [USER, _assistant("a", arguments="{cmd: ls}"), _tool("a")],
-        "tool_arguments",
-        "messages[1].tool_calls[0].function.arguments",
+        None,
+        None,
     ),
-    (
-        "arguments NaN",
-        [USER, _assistant("a", arguments="NaN"), _tool("a")],
-        "tool_arguments",
-        "messages[1].tool_calls[0].function.arguments",
-    ),
-    (
-        "arguments empty",
-        [USER, _assistant("a", arguments=""), _tool("a")],
-        "tool_arguments",
-        "messages[1].tool_calls[0].function.arguments",
-    ),
+    ("arguments NaN: kept", [USER, _assistant("a", arguments="NaN"), _tool("a")], None, None),
+    ("arguments empty: kept", [USER, _assistant("a", arguments=""), _tool("a")], None, None),
     (
         "a tool message answering nothing",
         [USER, _assistant("a"), _tool("a"), _tool("zz")],
@@ -217,6 +207,14 @@ def test_trajectory_rules(name, messages, reason, path):
     # guards: each rule of postgame.contract.trajectory, and the trajectories real agents write that must pass
     problem = trajectory_problem(messages)
     assert (problem.reason, problem.path) == (reason, path) if reason else problem is None, str(problem)
+
+
+def test_malformed_calls_are_counted_not_problems():
+    # guards: a call whose arguments are not JSON (NaN, empty, cut off) is counted, and a trajectory of valid ones is 0
+    messages = [USER, _assistant("a", arguments="{cmd: ls}"), _tool("a"), _assistant("b", arguments="NaN"), _tool("b")]
+    assert malformed_calls(messages) == 2 and trajectory_problem(messages) is None
+    assert malformed_calls([USER, _assistant("a"), _tool("a"), _assistant("c", arguments=""), _tool("c")]) == 1
+    assert malformed_calls([USER, _assistant("a", "b"), _tool("a"), _tool("b"), REPLY]) == 0
 
 
 def test_a_v2_record_never_takes_the_plain_fast_path():

@@ -36,7 +36,7 @@ def test_eval_and_holdout_sessions_never_reach_training():
         100,
     )
     assert {r["instance_id"] for r in rows} == {"a"}
-    assert skipped == {"not_train_split": 2, "unknown_task": 1, "no_prompt": 0}
+    assert skipped == {"not_train_split": 2, "unknown_task": 1, "no_prompt": 0, "sft_malformed_calls": 0}
 
 
 def test_sft_target_only_from_resolved_and_accepted_sessions():
@@ -101,6 +101,34 @@ def test_breakage_is_in_the_pairs_and_never_in_sft():
     )
     assert [r["completion"] for r in rows_of(rows, "sft")] == ["good"]
     assert [r["rejected"] for r in rows_of(rows, "dpo")] == ["wrong and breaking", "resolved but breaking", "wrong"]
+
+
+def trajectory(sid, instance_id, arguments, status="resolved", answer="fixed"):
+    """A schema-v2 session: one edit call with these arguments, its answer, then the final answer."""
+    record = session(sid, instance_id, status, "accepted", answer=answer)
+    call = {"id": "c1", "type": "function", "function": {"name": "edit", "arguments": arguments}}
+    record["schema_version"] = 2
+    record["messages"][2:2] = [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "Invalid call: the arguments of 'edit' are not JSON"},
+    ]
+    return record
+
+
+def test_a_trajectory_with_a_malformed_call_is_never_imitated_and_is_counted():
+    # checked: fails when _Attempt.verified ignores `malformed` (the malformed trajectory is then an SFT row)
+    rows, skipped = build_rows(
+        [
+            trajectory("s01", "a", '{"path": "x.py"', answer="fixed after a broken call"),
+            trajectory("s02", "a", '{"path": "x.py"}', answer="fixed"),
+            trajectory("s03", "a", '{"path": "y.py"}', status="unresolved", answer="wrong"),
+        ],
+        SPLITS,
+        100,
+    )
+    assert [r["completion"] for r in rows_of(rows, "sft")] == ["fixed"]
+    assert [r["rejected"] for r in rows_of(rows, "dpo")] == ["wrong"]
+    assert rows_of(rows, "grpo")[0]["resolved"] == 2 and skipped["sft_malformed_calls"] == 1
 
 
 def test_grpo_prompts_carry_outcome_variance_highest_first():
