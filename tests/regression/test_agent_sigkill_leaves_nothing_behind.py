@@ -23,7 +23,8 @@ from evals.harness.instance import Instance
 from postgame.settings.agent import AgentSettings
 from tests.harness_fixtures import quick_settings
 inst = Instance.model_validate_json(Path(sys.argv[1]).read_text())
-env = make_environment(AgentSettings(step_timeout_s=300), quick_settings(timeout_s=300), repos_dir=sys.argv[2])
+harness = quick_settings(timeout_s=300, work_dir=sys.argv[3])
+env = make_environment(AgentSettings(step_timeout_s=300), harness, repos_dir=sys.argv[2])
 env.reset(inst)
 env.edit(path="calc/ops.py", search="def add(a, b):\\n", replace="def add(a, b):\\n    import time; time.sleep(600)\\n")
 print("running", flush=True)
@@ -49,12 +50,14 @@ def _processes_mentioning(text: str) -> list[int]:
 
 def test_sigkill_mid_episode_then_reap_leaves_nothing(tmp_path):
     tiny = calc_instance(tmp_path)
-    settings = quick_settings()
-    root = work_root(settings) or Path(os.environ.get("TMPDIR", "/tmp"))
+    root = tmp_path / "work"  # its own: an episode of anything else running on the machine is not this one's
+    root.mkdir()
+    settings = quick_settings(work_dir=str(root))
+    assert work_root(settings) == root
     (tmp_path / "inst.json").write_text(tiny.instance.model_dump_json())
     before = _episode_dirs(root)
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(tmp_path / "inst.json"), str(tiny.repos_dir)],
+        [sys.executable, "-c", CHILD, str(tmp_path / "inst.json"), str(tiny.repos_dir), str(root)],
         stdout=subprocess.PIPE,
         text=True,
         cwd=Path(__file__).resolve().parents[2],
