@@ -7,10 +7,11 @@ against it). The harness is the filter; per train instance, from its sessions in
 
 - `sft`  one row per distinct *verified* answer: a session that resolved the task, broke no passing test, whose
          patch the user accepted (or edited) and, for a trajectory, none of whose tool calls is malformed (arguments
-         that are not JSON: the model's mistake, kept in the log, never imitated) — `prompt`, `completion`; for a schema-v2 session (a tool-using
-         trajectory) also `messages`, its whole conversation as logged (OpenAI chat-completions messages:
-         `tool_calls`, `tool_call_id` and null contents intact), for a trainer that learns from the trajectory
-         (assistant-only loss).
+         that are not JSON: the model's mistake, kept in the log, never imitated; those it kept out are counted as
+         `sft_malformed_calls`) — `prompt`, `completion`; for a schema-v2 session (a tool-using trajectory) also
+         `messages`, its whole conversation as logged (OpenAI chat-completions messages: `tool_calls`,
+         `tool_call_id` and null contents intact), for a trainer that learns from the trajectory (assistant-only
+         loss).
 - `dpo`  pairs from the same task: a verified answer (`chosen`) against an answer that failed (unresolved or
          abandoned) or that the user rejected (`rejected`); at most `curate.max_pairs_per_task` per task, those
          whose rejected side broke a passing test first (`outcome.tests_broken` > 0, where the log says). When both
@@ -28,7 +29,7 @@ content-addressed: `datasets/<sha256>.jsonl` (one JSON row per line, with its `k
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from postgame.config import Config
 from postgame.contract.trajectory import malformed_calls
@@ -117,6 +118,7 @@ def _attempts(sessions: list[dict], splits: dict[str, str]) -> tuple[dict[str, l
             skipped["no_prompt"] += 1
             continue
         outcome = session.get("outcome") or {}
+        trajectory = session.get("schema_version") == 2
         by_instance.setdefault(instance_id, []).append(
             _Attempt(
                 session_id=str(session.get("session_id")),
@@ -124,9 +126,9 @@ def _attempts(sessions: list[dict], splits: dict[str, str]) -> tuple[dict[str, l
                 answer=_last(messages, "assistant") or session.get("patch") or "",
                 status=str(outcome.get("status") or ""),
                 feedback=str(outcome.get("feedback") or "none"),
-                messages=messages if session.get("schema_version") == 2 else None,
+                messages=messages if trajectory else None,
                 broken=_count(outcome.get("tests_broken")),
-                malformed=malformed_calls(messages) if session.get("schema_version") == 2 else 0,
+                malformed=malformed_calls(messages) if trajectory else 0,
             )
         )
     return by_instance, skipped
@@ -143,7 +145,8 @@ def build_rows(
     """Pure: sessions (records of either schema version) + {instance_id: split} → rows of every kind (see the module docstring)
     and the skip counts. Deterministic: the same sessions give the same rows in the same order."""
     by_instance, skipped = _attempts(sessions, splits)
-    skipped["sft_malformed_calls"] = sum(bool(a.malformed) for attempts in by_instance.values() for a in attempts)
+    every = [a for attempts in by_instance.values() for a in attempts]  # verified but for a malformed call:
+    skipped["sft_malformed_calls"] = sum(bool(a.malformed) and replace(a, malformed=0).verified for a in every)
     sft: list[dict] = []
     dpo: list[dict] = []
     grpo: list[dict] = []

@@ -18,9 +18,9 @@ the problem's reason; the GX suite checks the same rules on the snapshot (column
 
 A call whose `function.arguments` is not a JSON text (RFC 8259: no NaN, no Infinity) is the model's mistake, not the
 log's: the agent wrote it and the environment answered it ("the arguments are not JSON"), so the session is a true
-record of what happened and is kept (until 2026-12-07 it was quarantined as `tool_arguments`, and the traffic of a weaker policy, which
-wrote such a call in about 30% of its sessions, stopped every cycle at the quarantine-rate check).
-`malformed_calls` counts them; curation never gives such a session to SFT to imitate.
+record of what happened and is kept (until 2026-12-07 it was quarantined as `tool_arguments`, and the traffic of a
+weaker policy, which wrote such a call in about 30% of its sessions, stopped every cycle at the quarantine-rate
+check). `malformed_calls` counts them; curation never gives such a session to SFT to imitate.
 
 This is the conversation the OpenAI chat-completions API accepts (it refuses a tool message without its call and a
 call left unanswered), so a kept trajectory can be replayed, or trained on, as it is (a malformed call aside: some

@@ -116,19 +116,21 @@ def trajectory(sid, instance_id, arguments, status="resolved", answer="fixed"):
 
 
 def test_a_trajectory_with_a_malformed_call_is_never_imitated_and_is_counted():
-    # checked: fails when _Attempt.verified ignores `malformed` (the malformed trajectory is then an SFT row)
+    # checked: fails when _Attempt.verified ignores `malformed` (the malformed trajectory is then an SFT row), and
+    # when the count takes every session with a malformed call (s04 never was an SFT candidate)
     rows, skipped = build_rows(
         [
             trajectory("s01", "a", '{"path": "x.py"', answer="fixed after a broken call"),
             trajectory("s02", "a", '{"path": "x.py"}', answer="fixed"),
             trajectory("s03", "a", '{"path": "y.py"}', status="unresolved", answer="wrong"),
+            trajectory("s04", "a", '{"path": ', status="unresolved", answer="wrong, and a broken call"),
         ],
         SPLITS,
         100,
     )
     assert [r["completion"] for r in rows_of(rows, "sft")] == ["fixed"]
-    assert [r["rejected"] for r in rows_of(rows, "dpo")] == ["wrong"]
-    assert rows_of(rows, "grpo")[0]["resolved"] == 2 and skipped["sft_malformed_calls"] == 1
+    assert [r["rejected"] for r in rows_of(rows, "dpo")] == ["wrong", "wrong, and a broken call"]
+    assert rows_of(rows, "grpo")[0]["resolved"] == 2 and skipped["sft_malformed_calls"] == 1  # s01 only
 
 
 def test_grpo_prompts_carry_outcome_variance_highest_first():
