@@ -11,8 +11,8 @@ Trainers are chosen by name from `TRAINERS` (`train.method` / `--mode`), rewards
          completion only;
 - `dpo`  DPOTrainer on pairs from the same task (prompt / chosen = verified / rejected = failed or rejected);
 - `grpo` GRPOTrainer with the harness as the reward (1.0 resolved, 0.0 not, None on an infrastructure error): the RL
-         reward *is* the evaluation. Prompts whose traffic outcomes vary come first; TRL's share of groups with zero
-         reward variance (nothing to learn from) is logged every step.
+         reward *is* the evaluation. Prompts likeliest to vary come first (curate.order_prompts); TRL's share of
+         groups with zero reward variance (nothing to learn from) is logged every step.
 
 `train.method: auto` (`choose_method`) picks by what the curated data holds: `sft` when there are at least
 `batch_size` verified completions (measured, BENCHMARKS.md "Learning": at equal CPU, SFT on the base's verified

@@ -109,7 +109,7 @@ class TrainSettings(_Section):
         8,
         gt=0,
         description="GRPO prompts per run (each costs num_generations gradings); "
-        "prompts whose traffic outcomes vary come first.",
+        "the tasks likeliest to vary when sampled come first (curate.order_prompts).",
     )
     save_steps: int = Field(
         1,

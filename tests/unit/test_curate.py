@@ -3,7 +3,7 @@ SFT on verified answers, DPO pairs from the same task, GRPO prompts with their o
 
 from __future__ import annotations
 
-from postgame.curate import build_rows, rows_of
+from postgame.curate import build_rows, order_prompts, rows_of
 
 
 def session(sid, instance_id, status="unresolved", feedback="none", answer="<<patch>>", prompt="fix it", broken=None):
@@ -152,6 +152,28 @@ def test_grpo_prompts_carry_outcome_variance_highest_first():
     ]  # the error session is not an outcome
 
 
+def test_one_session_a_task_orders_prompts_by_what_the_traffic_resolves():
+    """With one session a task every empirical variance is 0: the order shrinks each share toward the traffic's rate
+    (a weak policy's resolved tasks are the ones it solves sometimes, a strong policy's failed ones), and ties spread
+    by a hash of the task id, not the alphabet (which took one project's tasks only)."""
+    ids = [f"{project}-{n}" for project in "pqrs" for n in range(5)]
+    splits = {i: "train" for i in ids}
+
+    def order(resolved: set[str]) -> list[str]:
+        sessions = [
+            session(f"s{k:02d}", i, "resolved" if i in resolved else "unresolved", "accepted")
+            for k, i in enumerate(ids)
+        ]
+        return [r["instance_id"] for r in order_prompts(rows_of(build_rows(sessions, splits, 100)[0], "grpo"))]
+
+    weak = order({"q-1", "s-3"})  # 2 of 20 resolved: those two are the likeliest to vary
+    assert set(weak[:2]) == {"q-1", "s-3"}
+    strong = order(set(ids) - {"q-1", "s-3"})  # 18 of 20: the two failures
+    assert set(strong[:2]) == {"q-1", "s-3"}
+    assert weak[2:] != sorted(weak[2:]) and len({i[0] for i in weak[2:6]}) > 1  # ties spread over the projects
+    assert weak == order({"q-1", "s-3"})  # deterministic
+
+
 def test_session_without_user_prompt_is_counted():
     rec = session("s01", "a")
     rec["messages"] = [{"role": "assistant", "content": "x"}]
@@ -160,7 +182,11 @@ def test_session_without_user_prompt_is_counted():
 
 
 def test_max_examples_caps_rows_deterministically():
-    rows, _ = build_rows([session("s02", "b"), session("s01", "a")], SPLITS, 1)
-    assert [r["instance_id"] for r in rows_of(rows, "grpo")] == ["a"]
-    again, _ = build_rows([session("s01", "a"), session("s02", "b")], SPLITS, 1)
+    rows, _ = build_rows(
+        [session("s02", "b"), session("s01", "a", "resolved", "accepted"), session("s03", "b")], SPLITS, 1
+    )
+    assert [r["instance_id"] for r in rows_of(rows, "grpo")] == ["a"]  # the one the traffic resolved once
+    again, _ = build_rows(
+        [session("s03", "b"), session("s01", "a", "resolved", "accepted"), session("s02", "b")], SPLITS, 1
+    )
     assert again == rows
