@@ -72,7 +72,8 @@ def test_a_candidate_trained_on_breaking_trajectories_is_refused_by_the_guard(sm
             policy_dir=Path(SHIPPED_AGENT_BASE),
             rows=rows,
             work_dir=tmp_path / "train",
-            settings=cfg.train.model_copy(update={"max_steps": 16, "batch_size": 2}),
+            # 5e-4: 16 steps at the default 1e-4 do not yet make it break what it did not break before
+            settings=cfg.train.model_copy(update={"max_steps": 16, "batch_size": 2, "learning_rate": 5e-4}),
             policy=cfg.policy,
             tools=_tool_schemas(cfg),
         )

@@ -101,7 +101,7 @@ def test_a_submitted_patch_that_breaks_a_passing_test_earns_less_than_one_that_c
 
 
 def test_grpo_takes_its_step_on_episodes_in_the_environment(tiny, tmp_path):
-    settings = TrainSettings(method="grpo", max_steps=1, batch_size=2, num_generations=2, grpo_learning_rate=1e-4)
+    settings = TrainSettings(method="grpo", max_steps=1, batch_size=2, num_generations=2, grpo_learning_rate=2e-4)
     agent = AgentSettings(max_steps=4)
     env = make_environment(agent, quick_settings(), repos_dir=tiny.repos_dir)
     rollout = EpisodeRollout(
@@ -128,7 +128,7 @@ def test_grpo_takes_its_step_on_episodes_in_the_environment(tiny, tmp_path):
         )
     )
     assert result.steps == 1 and math.isfinite(result.train_loss)
-    assert result.first_metrics["learning_rate"] == 1e-4 != settings.learning_rate  # GRPO's own rate, not SFT's
+    assert result.first_metrics["learning_rate"] == 2e-4 != settings.learning_rate  # GRPO's own rate, not SFT's
     assert len(rollout.episodes) == 2 and {ep.outcome for ep in rollout.episodes} <= set(OUTCOMES)
     assert all(ep.instance_id == tiny.instance.instance_id for ep in rollout.episodes)
     # what the trainer counts as generated is the model's tokens: the tool results were masked out of the loss
