@@ -11,6 +11,7 @@ Severity = Literal["critical", "warning"]
 CHECKS = (
     "quarantine_rate",
     "duplicate_rate",
+    "malformed_call_share",
     "resolved_share_drift",
     "prompt_tokens_drift",
     "completion_tokens_drift",
@@ -44,6 +45,18 @@ class ValidateSettings(BaseModel):
     )
     duplicate_rate_severity: Severity = Field(
         "warning", description="What duplicate_rate_max exceeded does: critical stops the cycle, warning is recorded."
+    )
+    malformed_call_share_max: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description="Largest share of sessions with a tool call whose arguments are not JSON: the deployed model's own "
+        "mistake, kept as logged and never an SFT target, so a rising share says the model in production writes "
+        "broken calls.",
+    )
+    malformed_call_share_severity: Severity = Field(
+        "warning",
+        description="What malformed_call_share_max exceeded does: critical stops the cycle, warning is recorded.",
     )
     resolved_share_drift_max: float = Field(
         0.25, ge=0, le=1, description="Largest absolute change of the share of resolved sessions (0.25 = 25 points)."

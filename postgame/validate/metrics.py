@@ -3,7 +3,8 @@
     batch_metrics(table, manifest) -> BatchMetrics
     batch_checks(current, previous, settings) -> [BatchCheck]   # each: [min_value, max_value], a severity
 
-Rates come from the ingest counts (a share of the snapshot's non-blank lines); the rest from the records.
+Rates come from the ingest counts (a share of the snapshot's non-blank lines); the rest from the records. The share of
+sessions with a malformed tool call reads only the calls' arguments (`ARGUMENTS`), where the snapshot has messages.
 A relative drift bound `max` allows the metric between previous / (1 + max) and previous * (1 + max).
 """
 
@@ -13,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel, Field
 
+from postgame.contract.trajectory import is_json
 from postgame.ingest.snapshot import SnapshotManifest
 from postgame.settings.validate import Bound, Severity, ValidateSettings
 
@@ -26,6 +28,9 @@ class BatchMetrics(BaseModel):
     mean_prompt_tokens: float | None
     mean_completion_tokens: float | None
     median_latency_ms: float | None
+    malformed_call_share: float | None = Field(
+        None, description="Share of sessions with a tool call whose arguments are not JSON; None without messages."
+    )
 
 
 class BatchCheck(BaseModel):
@@ -45,16 +50,45 @@ def _mean(column: pa.ChunkedArray) -> float | None:
 
 
 METRIC_COLUMNS = ["outcome", "usage"]
+ARGUMENTS = "messages.list.element.tool_calls.list.element.function.arguments"  # a nested column, read alone
+
+
+def metric_columns(names: list[str]) -> list[str]:
+    """The columns the metrics read from a snapshot whose top-level columns are `names`."""
+    return METRIC_COLUMNS + ([ARGUMENTS] if "messages" in names else [])
+
+
+def _malformed_rows(messages: pa.ChunkedArray) -> pa.Array:
+    """1.0 for each row (session) with at least one tool call whose arguments are not a JSON text, else 0.0."""
+    rows = len(messages)
+    column = messages.combine_chunks()
+    items = pc.list_flatten(column)
+    item_row = pc.list_parent_indices(column)
+    calls = pc.list_flatten(pc.struct_field(items, "tool_calls"))
+    call_item = pc.list_parent_indices(pc.struct_field(items, "tool_calls"))
+    arguments = pc.struct_field(pc.struct_field(calls, "function"), "arguments").to_pylist()
+    bad = [False] * rows
+    for row, text in zip(pc.take(item_row, call_item).to_pylist(), arguments, strict=True):
+        if not bad[row] and not is_json(text):
+            bad[row] = True
+    return pa.array(bad, pa.float64())
 
 
 class MetricsAccumulator:
-    """Batch metrics of a snapshot streamed over its batches: only four numeric columns are kept (~25 bytes a
+    """Batch metrics of a snapshot streamed over its batches: only five numeric columns are kept (~33 bytes a
     record), so the median is exact and every value is the one `batch_metrics` gives on the whole table."""
 
     def __init__(self, manifest: SnapshotManifest):
         self.manifest = manifest
         self.rows = 0
-        self.parts: dict[str, list[pa.Array]] = {"resolved": [], "prompt": [], "completion": [], "latency": []}
+        self.parts: dict[str, list[pa.Array]] = {
+            "resolved": [],
+            "prompt": [],
+            "completion": [],
+            "latency": [],
+            "malformed": [],
+        }
+        self.with_messages = False
 
     def add(self, table: pa.Table) -> None:
         if not table.num_rows:
@@ -65,6 +99,9 @@ class MetricsAccumulator:
         self.parts["prompt"].append(pc.struct_field(usage, "prompt_tokens"))
         self.parts["completion"].append(pc.struct_field(usage, "completion_tokens"))
         self.parts["latency"].append(pc.struct_field(usage, "latency_ms"))
+        if "messages" in table.column_names:
+            self.with_messages = True
+            self.parts["malformed"].append(_malformed_rows(table.column("messages")))
 
     def _column(self, name: str) -> pa.ChunkedArray:
         return pa.chunked_array(
@@ -90,6 +127,7 @@ class MetricsAccumulator:
             mean_prompt_tokens=_mean(self._column("prompt")) if rows else None,
             mean_completion_tokens=_mean(self._column("completion")) if rows else None,
             median_latency_ms=float(pc.quantile(self._column("latency"), q=0.5)[0].as_py()) if rows else None,
+            malformed_call_share=_mean(self._column("malformed")) if rows and self.with_messages else None,
         )
 
 
@@ -114,8 +152,21 @@ def _relative(name: str, metric: str, current: float, previous: float, bound: Bo
     )
 
 
+def _at_most(name: str, value: float, settings: ValidateSettings, what: str) -> BatchCheck:
+    """A share bounded by `<name>_max` from above; `what` follows "at most N% of"."""
+    bound = settings.bound(name)
+    return BatchCheck(
+        name=name,
+        metric=name,
+        value=value,
+        min_value=0,
+        max_value=bound.max,
+        severity=bound.severity,
+        description=f"at most {bound.max:.0%} of {what}",
+    )
+
+
 def batch_checks(current: BatchMetrics, previous: BatchMetrics | None, settings: ValidateSettings) -> list[BatchCheck]:
-    quarantine, duplicates = settings.bound("quarantine_rate"), settings.bound("duplicate_rate")
     checks = [
         BatchCheck(
             name="min_records",
@@ -126,25 +177,19 @@ def batch_checks(current: BatchMetrics, previous: BatchMetrics | None, settings:
             severity="critical",
             description=f"at least {settings.min_records} record(s) to train on",
         ),
-        BatchCheck(
-            name="quarantine_rate",
-            metric="quarantine_rate",
-            value=current.quarantine_rate,
-            min_value=0,
-            max_value=quarantine.max,
-            severity=quarantine.severity,
-            description=f"at most {quarantine.max:.0%} of lines quarantined",
-        ),
-        BatchCheck(
-            name="duplicate_rate",
-            metric="duplicate_rate",
-            value=current.duplicate_rate,
-            min_value=0,
-            max_value=duplicates.max,
-            severity=duplicates.severity,
-            description=f"at most {duplicates.max:.0%} of valid lines are re-sends",
-        ),
+        _at_most("quarantine_rate", current.quarantine_rate, settings, "lines quarantined"),
+        _at_most("duplicate_rate", current.duplicate_rate, settings, "valid lines are re-sends"),
     ]
+    if current.malformed_call_share is not None:
+        checks.append(
+            _at_most(
+                "malformed_call_share",
+                current.malformed_call_share,
+                settings,
+                "sessions hold a tool call whose arguments are not JSON (the model's mistake: kept, never an SFT "
+                "target)",
+            )
+        )
     if previous is None or current.records < settings.drift_min_records:
         return checks
     if current.resolved_share is not None and previous.resolved_share is not None:

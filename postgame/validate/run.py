@@ -3,7 +3,7 @@
     validate_snapshot(snapshot_id, cfg=cfg)     # -> ValidationReport, or raises DataValidationError
     postgame validate --snapshot ID [--json]
 
-1. Stream the snapshot's metrics (four numeric columns) and those of the previous snapshot to measure drift against
+1. Stream the snapshot's metrics (four numeric columns and the tool calls' arguments) and those of the previous snapshot to measure drift against
    (the latest earlier one with at least `validate.drift_min_records` records).
 2. Run the contract's expectations (generated from `postgame.contract.spec`, all critical) on the sessions,
    messages and tool_calls tables batch by batch (`validate.batch_rows` rows of Parquet row groups at a time: memory holds one
@@ -58,15 +58,19 @@ def _row_groups(path: Path, batch_rows: int, columns: list[str] | None = None) -
         yield (
             file.read_row_groups(group, columns=columns)
             if group
-            else file.schema_arrow.empty_table().select(columns or file.schema_arrow.names)
+            else file.schema_arrow.empty_table().select(
+                list(dict.fromkeys(c.split(".")[0] for c in columns or file.schema_arrow.names))
+            )
         )
 
 
 def _metrics(manifest: SnapshotManifest, cfg) -> metrics.BatchMetrics:
+    import pyarrow.parquet as pq
+
     acc = metrics.MetricsAccumulator(manifest)
-    for table in _row_groups(
-        catalog.snapshot_file(manifest.snapshot_id, cfg=cfg), cfg.validate_.batch_rows, metrics.METRIC_COLUMNS
-    ):
+    path = catalog.snapshot_file(manifest.snapshot_id, cfg=cfg)
+    columns = metrics.metric_columns(pq.ParquetFile(path).schema_arrow.names)
+    for table in _row_groups(path, cfg.validate_.batch_rows, columns):
         acc.add(table)
     return acc.result()
 

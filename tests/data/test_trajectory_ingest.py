@@ -187,3 +187,31 @@ def test_the_gx_suite_stops_a_snapshot_whose_trajectories_break_the_rules(cfg):
         "messages.expect_column_values_to_be_in_set(role) where schema_version == 2 and position == 0",
         "tool_calls.expect_column_values_to_be_between(answers) where last_message == False",
     }
+
+
+def test_a_rising_share_of_malformed_calls_is_a_warning_or_a_stop_as_configured(home, tmp_path):
+    # guards: the deployed model writing broken tool calls in a third of its sessions with no word from the data gate
+    # (each such session is kept and counted, never quarantined, so the quarantine rate cannot see it); and a
+    # single-answer snapshot, which holds no calls, measured as 0 malformed instead of not measured
+    cfg = _cfg(home, "serial")
+    plain = _ingest(cfg, tmp_path / "v1", list(sessions(3, seed=33)))
+    report = validate_snapshot(plain.snapshot_id, cfg=cfg)
+    assert report.metrics.malformed_call_share is None and "malformed_call_share" not in {
+        r.column for r in report.results
+    }
+
+    records = [agent_session("swe-a"), agent_session("swe-b"), bad_arguments("swe-c"), *sessions(1, seed=34)]
+    summary = _ingest(cfg, tmp_path / "logs", records)
+    assert summary.records_ingested == 4
+    report = validate_snapshot(summary.snapshot_id, cfg=cfg)  # a warning: the cycle goes on
+    assert report.passed and report.metrics.malformed_call_share == 0.25
+    assert [w.column for w in report.warnings] == ["malformed_call_share"]
+
+    strict = cfg.validate_.model_copy(
+        update={"malformed_call_share_max": 0.3, "malformed_call_share_severity": "critical"}
+    )
+    assert validate_snapshot(summary.snapshot_id, cfg=cfg.model_copy(update={"validate_": strict})).passed
+    strict = strict.model_copy(update={"malformed_call_share_max": 0.2})
+    with pytest.raises(DataValidationError) as failure:
+        validate_snapshot(summary.snapshot_id, cfg=cfg.model_copy(update={"validate_": strict}))
+    assert failure.value.failed == ["batch.expect_column_values_to_be_between(malformed_call_share)"]

@@ -26,6 +26,7 @@ def test_batch_bounds_come_from_config():
     # The untouched checks keep their documented defaults (a literal table, not the implementation's own lookup).
     defaults = {
         "duplicate_rate": Bound(0.5, "warning"),
+        "malformed_call_share": Bound(0.1, "warning"),
         "resolved_share_drift": Bound(0.25, "warning"),
         "prompt_tokens_drift": Bound(1.0, "warning"),
         "completion_tokens_drift": Bound(1.0, "warning"),
