@@ -108,7 +108,7 @@ def _chance_lines(ax, chance: list[ChanceBaseline]) -> list[float]:
 
 def resolve_rate(data: ChartData, fig=None):
     splits = data.splits
-    fig = fig or _figure(7.0, 3.4 * max(1, len(splits)))
+    fig = fig or _figure(9.5, 3.4 * max(1, len(splits)))
     axes = fig.subplots(max(1, len(splits)), 1, squeeze=False)[:, 0]
     for ax, series in zip(axes, splits or [SplitSeries("-", "-", 0, [])]):
         points = series.points
@@ -142,7 +142,8 @@ def resolve_rate(data: ChartData, fig=None):
         ax.set_ylim(-2, min(102.0, max(shown + [10.0]) * 1.15))
         ax.set_xticks(xs or [1])
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="upper left")
+        # beside the plot, not on it: five entries inside the axes hid the candidate's first cross (session 33)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     axes[-1].set_xlabel("cycle")
     return fig
 

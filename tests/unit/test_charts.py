@@ -59,6 +59,18 @@ def test_unmeasured_baselines_are_named_in_the_legend_not_left_out():
     assert not any("unknown" in t.get_text() for t in indomain.get_legend().get_texts())
 
 
+def test_the_legend_sits_beside_each_plot_not_on_its_points():
+    # guards: the legend drawn inside the axes, where it hid the first candidate's cross in the demo's chart (a
+    # champion at 56% and a candidate at 54% sit under "upper left" with five entries)
+    points = [SplitPoint(cycle=c, champion=0.557, interval=(0.47, 0.64), candidate=0.536) for c in (0, 1, 2, 3)]
+    fig = resolve_rate(ChartData(splits=[SplitSeries("indomain", "in-domain", 140, points, INDOMAIN)], cycles=[]))
+    fig.draw_without_rendering()  # the layout places the legend
+    (ax,) = fig.axes
+    legend, plot = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert legend.x0 >= plot.x1  # wholly to the right of the plot
+    assert fig.bbox.contains(legend.x1 - 1, legend.y1 - 1)  # and inside the figure, not cut off
+
+
 def test_base_version_tags_become_per_split_baselines():
     tags = {
         "bootstrap.indomain.empty": "0.000000",
