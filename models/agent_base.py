@@ -115,7 +115,7 @@ def _test_names(path: str, rng: random.Random) -> list[str]:
 
 def _passing(path: str, rng: random.Random) -> str:
     names = _test_names(path, rng)[: rng.randint(2, 4)]
-    return tests_observation(dict.fromkeys(names, "PASSED"), "", rng.uniform(0.1, 0.9))
+    return tests_observation(dict.fromkeys(names, "PASSED"), "")
 
 
 def _failing(path: str, rng: random.Random) -> str:
@@ -123,7 +123,7 @@ def _failing(path: str, rng: random.Random) -> str:
     statuses = {n: ("FAILED" if i == 0 else "PASSED") for i, n in enumerate(names)}
     x, y = rng.randint(0, 20), rng.randint(21, 40)
     log = f"---- test output ----\nE       AssertionError: assert {x} == {y}\nE        +  where {x} = f()\n"
-    return tests_observation(statuses, log, rng.uniform(0.1, 0.9))
+    return tests_observation(statuses, log)
 
 
 def trajectory(example: Example, rng: random.Random, s: AgentBaseSettings) -> tuple[list[dict[str, Any]], int] | None:

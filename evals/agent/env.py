@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import time
 import types
 import typing
@@ -365,7 +366,7 @@ class AgentEnvironment:
             raise _EpisodeEnds("infra_error", f"The test run failed to start: {run.infra_error}")
         if run.timed_out:
             raise _EpisodeEnds("timeout", f"The tests ran past the {settings.timeout_s:g} s limit and were killed.")
-        return tests_observation(run.statuses, run.log, run.seconds)
+        return tests_observation(run.statuses, run.log)
 
     def _do_bash(self, command: str) -> str:
         if not command.strip():
@@ -432,23 +433,26 @@ def first_observation(task: str, tests: str, tools: str, limit: int) -> str:
     return head + "\n\n" + task[: max(0, limit - len(head) - 2)]
 
 
-def tests_observation(
-    statuses: Mapping[str, str], log: str, seconds: float, *, max_ids: int = 10, max_error_lines: int = 12
-) -> str:
-    """A test run as the agent sees it: counts, the failing ids, the first error lines."""
+_DURATION = re.compile(r" in \d+(?:\.\d+)?s\b")  # pytest's "1 error in 0.12s"
+
+
+def tests_observation(statuses: Mapping[str, str], log: str, *, max_ids: int = 10, max_error_lines: int = 12) -> str:
+    """A test run as the agent sees it: counts, the failing ids, the first error lines. Nothing of the wall clock: a
+    run's duration (in the summary line, or pytest's own "in 0.12s") would make the same policy's greedy episode
+    depend on the machine's load, and the gate pairs episodes played at different times."""
     counts: dict[str, int] = {}
     for status in statuses.values():
         counts[status] = counts.get(status, 0) + 1
     summary = ", ".join(f"{n} {s.lower()}" for s, n in sorted(counts.items())) or "no tests ran"
     failing = sorted(n for n, s in statuses.items() if s not in ("PASSED", "XFAIL", "SKIPPED"))
-    lines = [f"visible tests: {summary} ({seconds:.1f}s)"]
+    lines = [f"visible tests: {summary}"]
     lines += [f"FAILED {n}" for n in failing[:max_ids]]
     if len(failing) > max_ids:
         lines.append(f"[... {len(failing) - max_ids} more failing]")
     output = log.split("---- test output ----", 1)[-1]
     errors = [line.rstrip() for line in output.splitlines() if line.startswith("E ")][:max_error_lines]
     if not statuses:  # nothing was collected: show the end of pytest's own output (a syntax or import error)
-        errors = [line.rstrip() for line in output.strip().splitlines()[-max_error_lines:]]
+        errors = [_DURATION.sub("", line.rstrip()) for line in output.strip().splitlines()[-max_error_lines:]]
     if errors:
         lines += ["first error lines:", *errors]
     return "\n".join(lines)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 
 import pytest
 
 from evals.agent import make_environment
 from evals.agent.batch import Script, run_episodes
+from evals.agent.env import tests_observation as observation_of  # not collected as a test
 from evals.agent.episode import ScriptedPolicy, run_episode
 from postgame.settings.agent import AgentSettings, parse_tools
 from postgame.settings.runner import RunnerSettings
@@ -65,6 +67,18 @@ def test_a_broken_visible_test_shows_in_the_next_run_then_revert_and_gold_resolv
     assert "1 failed" in broken and "FAILED tests/test_ops.py::test_sub" in broken and "E " in broken
     assert fixed.startswith("visible tests: 3 passed")
     assert traj.result.outcome == "submitted" and traj.result.reward == 1.0
+
+
+def test_what_a_test_run_shows_has_nothing_of_the_wall_clock(tiny):
+    # guards: a run's duration in the observation ("(0.4s)", pytest's "in 0.12s"): the same weights then played 5 of
+    # 70 greedy dev episodes differently from one evaluation to the next (session 33), and the gate pairs the
+    # champion's episodes with a candidate's played at another time, under another load
+    traj = episode(tiny, [RUN, BREAK_SUB, RUN, SUBMIT])
+    runs = [o for o in tool_results(traj) if o.startswith("visible tests")]
+    assert len(runs) == 2 and not any(re.search(r"\d\.\d+ ?s\b", o) for o in runs), runs
+    collected_nothing = "---- test output ----\nE   ImportError: x\n==================== 1 error in 0.12s ===="
+    shown = observation_of({}, collected_nothing)
+    assert "1 error" in shown and "0.12" not in shown
 
 
 def test_submitting_a_change_that_breaks_a_passing_test_is_not_resolved(tiny):
