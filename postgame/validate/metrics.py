@@ -67,11 +67,10 @@ def _malformed_rows(messages: pa.ChunkedArray) -> pa.Array:
     calls = pc.list_flatten(pc.struct_field(items, "tool_calls"))
     call_item = pc.list_parent_indices(pc.struct_field(items, "tool_calls"))
     arguments = pc.struct_field(pc.struct_field(calls, "function"), "arguments").to_pylist()
-    bad = [False] * rows
-    for row, text in zip(pc.take(item_row, call_item).to_pylist(), arguments, strict=True):
-        if not bad[row] and not is_json(text):
-            bad[row] = True
-    return pa.array(bad, pa.float64())
+    bad = {
+        row for row, text in zip(pc.take(item_row, call_item).to_pylist(), arguments, strict=True) if not is_json(text)
+    }
+    return pa.array([row in bad for row in range(rows)], pa.float64())
 
 
 class MetricsAccumulator:
@@ -86,9 +85,8 @@ class MetricsAccumulator:
             "prompt": [],
             "completion": [],
             "latency": [],
-            "malformed": [],
+            "malformed": [],  # empty unless the snapshot has messages: then the share is not measured
         }
-        self.with_messages = False
 
     def add(self, table: pa.Table) -> None:
         if not table.num_rows:
@@ -100,7 +98,6 @@ class MetricsAccumulator:
         self.parts["completion"].append(pc.struct_field(usage, "completion_tokens"))
         self.parts["latency"].append(pc.struct_field(usage, "latency_ms"))
         if "messages" in table.column_names:
-            self.with_messages = True
             self.parts["malformed"].append(_malformed_rows(table.column("messages")))
 
     def _column(self, name: str) -> pa.ChunkedArray:
@@ -127,7 +124,7 @@ class MetricsAccumulator:
             mean_prompt_tokens=_mean(self._column("prompt")) if rows else None,
             mean_completion_tokens=_mean(self._column("completion")) if rows else None,
             median_latency_ms=float(pc.quantile(self._column("latency"), q=0.5)[0].as_py()) if rows else None,
-            malformed_call_share=_mean(self._column("malformed")) if rows and self.with_messages else None,
+            malformed_call_share=_mean(self._column("malformed")) if self.parts["malformed"] else None,
         )
 
 

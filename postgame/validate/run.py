@@ -3,8 +3,8 @@
     validate_snapshot(snapshot_id, cfg=cfg)     # -> ValidationReport, or raises DataValidationError
     postgame validate --snapshot ID [--json]
 
-1. Stream the snapshot's metrics (four numeric columns and the tool calls' arguments) and those of the previous snapshot to measure drift against
-   (the latest earlier one with at least `validate.drift_min_records` records).
+1. Stream the snapshot's metrics (four numeric columns and the tool calls' arguments) and those of the previous
+   snapshot to measure drift against (the latest earlier one with at least `validate.drift_min_records` records).
 2. Run the contract's expectations (generated from `postgame.contract.spec`, all critical) on the sessions,
    messages and tool_calls tables batch by batch (`validate.batch_rows` rows of Parquet row groups at a time: memory holds one
    batch, whatever the snapshot's size); uniqueness runs on the whole column (the only column read whole). Then the
