@@ -85,7 +85,7 @@ class MetricsAccumulator:
             "prompt": [],
             "completion": [],
             "latency": [],
-            "malformed": [],  # empty unless the snapshot has messages: then the share is not measured
+            "malformed": [],  # stays empty for a snapshot without messages: its share is not measured (None)
         }
 
     def add(self, table: pa.Table) -> None:
