@@ -1,15 +1,17 @@
 """What the gate can see with K sampled answers per instance (`promote.samples`), on registered versions of a home:
 the paired test, its p-value and the gain it detects with 80% power at the churn measured, at K = 1 (the one
 deterministic answer, exact McNemar) and at each K asked for (K answers sampled with the seeds both sides get, exact
-sign-flip test on the per-instance counts), with the CPU seconds each costs.
+sign-flip test on the per-instance counts), with the CPU seconds each costs. With `agent.enabled` (the default) an
+answer is an episode: K = 1 the greedy one, K > 1 K sampled episodes.
 
     POSTGAME_HOME=~/postgame/.postgame .venv/bin/python benchmarks/bench_gate_samples.py \
-        --pairs 1:2,2:3 [--k 4] [--json]
+        --pairs 1:2,2:3 [--k 1,4] [--json]
 
-Each pair is champion:candidate (registered versions). Every answer is graded by the harness on the deciding split
-the gate grades (`promote.decide_split`, `promote.eval_instances`, stratified by `promote.seed`), through the gate's
-own `models.evaluate.score_policy`, so the figures are the ones a cycle with `promote.samples: K` would decide on.
-Nothing is registered, tagged or moved. Results go to BENCHMARKS.md ("The gate with K samples").
+Each pair is champion:candidate: registered versions, or model directories (a base or a training run's `model/`).
+Every answer is graded by the harness on the deciding split the gate grades (`promote.decide_split`,
+`promote.eval_instances`, stratified by `promote.seed`), through the gate's own `models.evaluate.score_policy`, so
+the figures are the ones a cycle with `promote.samples: K` would decide on. Nothing is registered, tagged or moved.
+Results go to BENCHMARKS.md ("The gate with K samples").
 """
 
 from __future__ import annotations
@@ -35,15 +37,21 @@ def scores(cfg: Config, version: str, k: int, out: Path) -> tuple[dict[str, int]
     cfg_k = cfg.model_copy(update={"promote": cfg.promote.model_copy(update={"samples": k})})
     split, sets, _ = graded_sets(cfg_k)
     records = sets[split]
-    info = registry.get_version(cfg_k, version)
-    policy = Policy(
-        registry.download_version(cfg_k, version), name=info.name, version=info.version, settings=cfg_k.policy
-    )
-    s = score_policy(
-        cfg_k, policy, records, out / f"v{version}-k{k}", split=split, key=cache_key(cfg_k, split, records)
-    )
+    if Path(version).is_dir():  # a model directory
+        policy = Policy(Path(version), name=Path(version).parent.name, version="dir", settings=cfg_k.policy)
+    else:
+        info = registry.get_version(cfg_k, version)
+        policy = Policy(
+            registry.download_version(cfg_k, version), name=info.name, version=info.version, settings=cfg_k.policy
+        )
+    where = out / f"{policy.name}-{policy.version}-k{k}"
+    s = score_policy(cfg_k, policy, records, where, split=split, key=cache_key(cfg_k, split, records))
     solved = {o.instance_id: (o.resolved_attempts) for o in s.outcomes if not o.error}
     return solved, s.cpu_seconds
+
+
+def label(version: str) -> str:
+    return version if Path(version).is_dir() else f"v{version}"
 
 
 def compare(champion: dict[str, int], candidate: dict[str, int], k: int, sided: str, alpha: float) -> dict:
@@ -71,20 +79,17 @@ def compare(champion: dict[str, int], candidate: dict[str, int], k: int, sided: 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pairs", required=True, help="champion:candidate version pairs, comma-separated (1:2,2:3)")
-    ap.add_argument("--k", default="4", help="sample counts besides K = 1, comma-separated")
+    ap.add_argument(
+        "--pairs", required=True, help="champion:candidate pairs (versions or model dirs), comma-separated (1:2,2:3)"
+    )
+    ap.add_argument("--k", default="1,4", help="answers per instance to grade with, comma-separated")
     ap.add_argument("--config", default=None)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     cfg = load_config(args.config)
-    if cfg.agent.enabled:
-        raise SystemExit(
-            "agent.enabled (the default): the gate grades one episode per instance there and promote.samples does not "
-            "apply; run this on a home whose demo answered once, with POSTGAME_AGENT__ENABLED=false"
-        )
     resolve(cfg)
     out = cfg.home / "bench" / f"gate-samples-{int(time.time())}"
-    ks = [1] + [int(k) for k in args.k.split(",") if int(k) > 1]
+    ks = sorted({int(k) for k in args.k.split(",")})
     cache: dict[tuple[str, int], tuple[dict[str, int], float]] = {}
     rows = []
     for pair in args.pairs.split(","):
@@ -94,7 +99,7 @@ def main() -> None:
                 if (v, k) not in cache:
                     cache[v, k] = scores(cfg, v, k, out)
                     print(
-                        f"v{v} K={k}: {sum(cache[v, k][0].values())} resolved answers, {cache[v, k][1]:.0f} CPU-s",
+                        f"{label(v)} K={k}: {sum(cache[v, k][0].values())} resolved answers, {cache[v, k][1]:.0f} CPU-s",
                         file=sys.stderr,
                     )
             row = {
@@ -115,7 +120,7 @@ def main() -> None:
     for r in rows:
         det = f"{100 * r['detectable_gain']:.1f} pts" if r["detectable_gain"] is not None else "—"
         print(
-            f"| v{r['champion']} → v{r['candidate']} | {r['k']} | {r['n']} | {100 * r['champion_rate']:.1f} % | "
+            f"| {label(r['champion'])} → {label(r['candidate'])} | {r['k']} | {r['n']} | {100 * r['champion_rate']:.1f} % | "
             f"{100 * r['candidate_rate']:.1f} % | {100 * r['gain']:+.1f} pts | {r['instances_better']} / "
             f"{r['instances_worse']} | {r['p_value']:.3g} | {det} | {r['cpu_seconds']:.0f} |"
         )

@@ -222,8 +222,9 @@ def grade_predictions(
 def score_policy(
     cfg: Config, policy, records: list[dict], out_dir: Path, *, split: str, key: str, mapper: Mapper | None = None
 ) -> SplitScores:
-    """One greedy answer per instance, graded by the harness (through `mapper` when given, see
-    `grade_predictions`); the report is written under out_dir."""
+    """One greedy answer (an agent: episode) per instance, or `promote.samples` sampled ones with the seeds both
+    models get (`sample_seed`), graded by the harness (through `mapper` when given, see `grade_predictions`); the
+    reports are written under out_dir."""
     from evals.factory.instances import prompt_for
     from evals.harness import Prediction
     from evals.prompts import extract_patch
@@ -240,7 +241,7 @@ def score_policy(
     k = cfg.promote.samples
     rounds: list[dict[str, InstanceOutcome]] = []
     for n in range(k):  # one deterministic answer, or k sampled ones with the seeds both models get
-        sampling = {"greedy": True} if k == 1 else {"seed": cfg.promote.seed * 1000 + n + 1}
+        sampling = {"greedy": True} if k == 1 else {"seed": sample_seed(cfg, n)}
         generations = submit(policy, prompts, cfg.scaffold, instances=instances, harness=cfg.eval, **sampling)
         predictions = [
             Prediction(
@@ -264,10 +265,17 @@ def score_policy(
     return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
 
 
+def sample_seed(cfg: Config, n: int) -> int:
+    """The seed of the n-th (0-based) of `promote.samples` sampled rounds: the same for every model graded, so both
+    sides of the paired test draw alike."""
+    return cfg.promote.seed * 1000 + n + 1
+
+
 def attempts_of(rounds: list[dict[str, InstanceOutcome]]) -> tuple[InstanceOutcome, ...]:
     """One outcome per instance from K rounds of answers: how many resolved and how many broke a PASS_TO_PASS test
     (`resolved` when at least half did); an infrastructure error in any round makes the instance an error (it is
-    left out of the paired test, never counted as a failure)."""
+    left out of the paired test, never counted as a failure). An agent's outcome keeps the first round's ending and
+    the mean of the rounds' turns."""
     out = []
     for iid, first in rounds[0].items():
         mine = [r[iid] for r in rounds if iid in r]
@@ -283,21 +291,33 @@ def attempts_of(rounds: list[dict[str, InstanceOutcome]]) -> tuple[InstanceOutco
                 attempts=len(rounds),
                 solved=solved,
                 broke=sum(o.p2p_broken for o in mine),
+                turns=round(sum(o.turns for o in mine) / len(mine)),
             )
         )
     return tuple(out)
 
 
-def agent_episodes(cfg: Config, path, name: str, instances: list, out_dir: Path, mapper: Mapper | None = None):
-    """One greedy episode per instance of the checkpoint at `path` in the agent environment, its first observation
-    the oracle prompt a single answer gets (`prompt_for`); the `AgentReport`, trajectories under out_dir."""
+def agent_episodes(
+    cfg: Config,
+    path,
+    name: str,
+    instances: list,
+    out_dir: Path,
+    mapper: Mapper | None = None,
+    *,
+    seed: int | None = None,
+):
+    """One episode per instance of the checkpoint at `path` in the agent environment, its first observation the
+    oracle prompt a single answer gets (`prompt_for`): greedy, or with `seed` sampled at `policy.temperature` (each
+    episode's draw seeded by `seed` and the instance id, so two models given one seed draw alike); the
+    `AgentReport`, trajectories under out_dir."""
     from evals.agent.batch import run_episodes
     from evals.factory.instances import prompt_for
     from models.agent import policy_factory
 
     return run_episodes(
         instances,
-        policy_factory(cfg, path, name, greedy=True),
+        policy_factory(cfg, path, name, greedy=seed is None, seed=seed),
         agent=cfg.agent,
         harness=cfg.eval,
         repos_dir=None,
@@ -312,14 +332,21 @@ def _episode_outcomes(
     cfg: Config, policy, instances: list, records: list[dict], out_dir: Path, mapper: Mapper | None
 ) -> tuple[InstanceOutcome, ...]:
     """One greedy episode per instance in the agent environment (first observation: the same oracle prompt a
-    single answer gets), each submitted diff graded by the harness; trajectories under out_dir."""
-    report = agent_episodes(cfg, policy.path, f"{policy.name}@{policy.version}", instances, out_dir, mapper)
+    single answer gets), or `promote.samples` sampled ones with the seeds both models get, each submitted diff
+    graded by the harness; trajectories under out_dir (`sample-<n>/` for each sampled round)."""
     projects = {r["instance_id"]: r["repo"] for r in records}
-    out = []
-    for iid, ep in report.instances.items():
-        error = ep["outcome"] == "infra_error"
-        out.append(
-            InstanceOutcome(
+    k = cfg.promote.samples
+    rounds: list[dict[str, InstanceOutcome]] = []
+    for n in range(k):
+        seed = None if k == 1 else sample_seed(cfg, n)
+        where = out_dir if k == 1 else out_dir / f"sample-{n + 1}"
+        report = agent_episodes(
+            cfg, policy.path, f"{policy.name}@{policy.version}", instances, where, mapper, seed=seed
+        )
+        outcomes = {}
+        for iid, ep in report.instances.items():
+            error = ep["outcome"] == "infra_error"
+            outcomes[iid] = InstanceOutcome(
                 instance_id=iid,
                 project=projects[iid],
                 resolved=bool(ep["resolved"]),
@@ -329,8 +356,8 @@ def _episode_outcomes(
                 outcome=ep["outcome"],
                 turns=int(ep["turns"]),
             )
-        )
-    return tuple(out)
+        rounds.append(outcomes)
+    return tuple(rounds[0].values()) if k == 1 else attempts_of(rounds)
 
 
 def _grade_all(

@@ -51,10 +51,10 @@ class PromoteSettings(BaseModel):
         1,
         ge=1,
         le=64,
-        description="Answers graded per instance and model: 1 = the one deterministic answer (beams), decided by "
-        "exact McNemar; K > 1 = K sampled answers (the same seeds for both models), decided by the exact sign-flip "
-        "test on the per-instance counts: more power per instance, K times the answering and grading (cheap on a "
-        "GPU with vLLM, slow on a CPU).",
+        description="Answers (an agent: episodes) graded per instance and model: 1 = the one deterministic answer "
+        "(beams; an agent's greedy episode), decided by exact McNemar; K > 1 = K sampled ones at policy.temperature "
+        "(the same seeds for both models), decided by the exact sign-flip test on the per-instance counts: more "
+        "power per instance, K times the answering and grading (cheap on a GPU with vLLM, slow on a CPU).",
     )
     seed: int = Field(0, description="Seed of the stratified draw of every graded set.")
     min_improvement: float = Field(

@@ -41,6 +41,42 @@ def test_evaluation_grades_episodes_of_the_agent_base(small_world, tmp_path):
     assert {json.loads(line)["instance_id"] for line in lines} == {r["instance_id"] for r in records}
 
 
+def test_the_gate_samples_k_episodes_with_the_seeds_both_sides_get(small_world, tmp_path):
+    # promote.samples: K for an agent is K sampled episodes per instance (it was one greedy episode, whatever K said,
+    # so the paired test's power was the greedy one's): rounds with seeds of their own, and the same rounds for any
+    # model graded with the same settings, as the sign-flip test on the per-instance counts assumes
+    cfg = _agent(small_world)
+    cfg = cfg.model_copy(
+        update={
+            "promote": cfg.promote.model_copy(update={"samples": 2}),
+            # one worker: sampled turns seed torch's global generator, which threads would share
+            "runner": cfg.runner.model_copy(update={"workers": 1}),
+        }
+    )
+    decide, sets, _ = graded_sets(cfg)
+    records = sets[decide][:2]
+    policy = Policy(base_policy_dir(cfg), name="postgame-policy", version="base", settings=cfg.policy)
+
+    def episodes(out):
+        scores = score_policy(cfg, policy, records, out, split=decide, key=cache_key(cfg, decide, records))
+        rounds = [
+            {
+                e["instance_id"]: e["messages"]
+                for e in map(json.loads, (out / f"sample-{n}" / "trajectories.jsonl").open())
+            }
+            for n in (1, 2)
+        ]
+        return scores, rounds
+
+    scores, rounds = episodes(tmp_path / "a")
+    assert scores.attempts == 2 and all(o.attempts == 2 and o.solved in (0, 1, 2) for o in scores.outcomes)
+    assert all(o.resolved == (o.solved >= 1) and not o.error for o in scores.outcomes)
+    assert all(set(r) == {rec["instance_id"] for rec in records} for r in rounds)
+    assert rounds[0] != rounds[1]  # each round draws with a seed of its own
+    again, rounds_again = episodes(tmp_path / "b")  # the other side of a pair: the same seeds, the same draws
+    assert rounds_again == rounds and [o.solved for o in again.outcomes] == [o.solved for o in scores.outcomes]
+
+
 def test_agent_traffic_is_logged_as_v2_trajectories_the_contract_accepts(small_world):
     from models.traffic import simulate_traffic
     from postgame.runtime import store

@@ -337,10 +337,11 @@ def test_rounds_of_answers_become_one_outcome_per_instance():
     from models.evaluate import attempts_of
 
     rounds = [
-        {"a": InstanceOutcome("a", "p", True), "b": InstanceOutcome("b", "p", False, p2p_broken=True)},
-        {"a": InstanceOutcome("a", "p", False), "b": InstanceOutcome("b", "p", False)},
-        {"a": InstanceOutcome("a", "p", True), "b": InstanceOutcome("b", "p", False, error=True)},
+        {"a": InstanceOutcome("a", "p", True, turns=3), "b": InstanceOutcome("b", "p", False, p2p_broken=True)},
+        {"a": InstanceOutcome("a", "p", False, turns=6), "b": InstanceOutcome("b", "p", False)},
+        {"a": InstanceOutcome("a", "p", True, turns=6), "b": InstanceOutcome("b", "p", False, error=True)},
     ]
     a, b = attempts_of(rounds)
     assert (a.attempts, a.solved, a.resolved, a.score, a.error) == (3, 2, True, pytest.approx(2 / 3), False)
+    assert a.turns == 5  # an agent's K episodes: their mean turns
     assert b.error and not b.resolved and b.broke == 1  # an infrastructure error in any round: left out of the test
