@@ -62,7 +62,7 @@ def test_the_gate_samples_k_episodes_with_the_seeds_both_sides_get(small_world, 
         rounds = [
             {
                 e["instance_id"]: e["messages"]
-                for e in map(json.loads, (out / f"sample-{n}" / "trajectories.jsonl").open())
+                for e in map(json.loads, (out / f"sample-{n}" / "trajectories.jsonl").read_text().splitlines())
             }
             for n in (1, 2)
         ]
