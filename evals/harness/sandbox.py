@@ -30,6 +30,9 @@ What it does NOT protect against, said plainly:
 from __future__ import annotations
 
 import atexit
+import functools
+import importlib.util
+import json
 import logging
 import os
 import select
@@ -258,6 +261,95 @@ def _try_bwrap(settings: HarnessSettings, disable_userns: bool) -> tuple[bool, s
         return r.returncode == 0, (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
 
 
+# What every sandboxed test run with the harness's own Python imports: pytest, what it requires on this Python, and
+# the tools folder (`inside/`). The sandbox runs Python with -B (nothing there may write bytecode, and its view of the
+# venv is read-only), and a `pip install --no-compile` (the Makefile's set-up) writes none, so nothing ever wrote
+# pytest's: each sandboxed run compiled pytest from source again, ~0.17 s of a 0.3 s run (BENCHMARKS.md, "Session
+# 36: the sandboxed test runner's bytecode"). `make test` hid it: its own pytest process writes that bytecode.
+RUNNER_DISTRIBUTIONS = ("pytest",)
+
+
+def runner_sources(distributions: tuple[str, ...] = RUNNER_DISTRIBUTIONS) -> list[Path]:
+    """The `.py` files of `distributions` and of their requirements on this Python (recursively; extras left out),
+    then the tools folder's."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    seen: set[str] = set()
+    todo, files = list(distributions), []
+    while todo:
+        name = canonicalize_name(todo.pop())
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        files += [Path(str(dist.locate_file(f))) for f in dist.files or () if f.suffix == ".py"]
+        for spec in dist.requires or ():
+            req = Requirement(spec)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(req.name)
+    return files + startup_sources() + sorted(TOOLS_DIR.glob("*.py"))
+
+
+def startup_sources() -> list[Path]:
+    """The sources this Python imports as it starts in isolated mode, as the sandbox starts it: the stdlib's, and
+    what the venv's `.pth` files hook in (an editable install's finder, setuptools' distutils shim)."""
+    script = "import json, sys; print(json.dumps([getattr(m, '__file__', None) for m in list(sys.modules.values())]))"
+    done = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        return []
+    return [Path(f) for f in json.loads(done.stdout) if f and f.endswith(".py")]
+
+
+@functools.cache
+def compile_runner() -> int:
+    """`compile_sources(runner_sources())`, once per process: the bytecode the sandboxed runs read."""
+    return compile_sources(runner_sources())
+
+
+def compile_sources(sources: list[Path]) -> int:
+    """Write each source's bytecode where it is missing or stale, as Python's own import would
+    (`__pycache__/*.pyc` stamped with the source's mtime and size). Returns how many it compiled. A folder this
+    process may not write (a read-only install) is left as it is: runs then compile in memory, as before."""
+    import py_compile
+
+    compiled = 0
+    for source in sources:
+        try:
+            cached = Path(importlib.util.cache_from_source(str(source)))
+            if _current(source, cached):
+                continue
+            py_compile.compile(
+                str(source), cfile=str(cached), doraise=True, invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP
+            )
+            compiled += 1
+        except (OSError, py_compile.PyCompileError) as exc:
+            log.debug("no bytecode for %s: %s", source, exc)
+    return compiled
+
+
+def _current(source: Path, cached: Path) -> bool:
+    """Would an import take `cached` for `source`: this Python's magic, a timestamp pyc, the source's mtime and size."""
+    try:
+        with cached.open("rb") as fh:
+            head = fh.read(16)
+        stat = source.stat()
+    except OSError:
+        return False
+    return (
+        len(head) == 16
+        and head[:4] == importlib.util.MAGIC_NUMBER
+        and head[4:8] == bytes(4)
+        and int.from_bytes(head[8:12], "little") == int(stat.st_mtime) & 0xFFFFFFFF
+        and int.from_bytes(head[12:16], "little") == stat.st_size & 0xFFFFFFFF
+    )
+
+
 def probe(settings: HarnessSettings | None = None) -> Probe:
     """Whether bubblewrap works here with the full set of flags; tried once per process."""
     global _probe
@@ -329,6 +421,8 @@ def run(
     environment's folder, the build's network, its `bin` first on PATH, pip's settings for a build.
     Raises OSError when the sandbox itself cannot be set up (cgroup creation, exec failure): infrastructure.
     """
+    if argv and argv[0] == sys.executable:
+        compile_runner()  # once per process: the bytecode of what a run of the harness's Python imports
     env = sandbox_env(
         "/tmp" if mode == "bwrap" else str(home_dir), plugin_autoload=settings.pytest_plugin_autoload, bin_dir=bin_dir
     )
