@@ -238,10 +238,9 @@ def score_policy(
         return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
     prompts = [prompt_for(cfg, inst) for inst in instances]
     projects = {r["instance_id"]: r["repo"] for r in records}
-    k = cfg.promote.samples
-    rounds: list[dict[str, InstanceOutcome]] = []
-    for n in range(k):  # one deterministic answer, or k sampled ones with the seeds both models get
-        sampling = {"greedy": True} if k == 1 else {"seed": sample_seed(cfg, n)}
+
+    def answer(seed: int | None, where: Path) -> dict[str, InstanceOutcome]:
+        sampling = {"greedy": True} if seed is None else {"seed": seed}
         generations = submit(policy, prompts, cfg.scaffold, instances=instances, harness=cfg.eval, **sampling)
         predictions = [
             Prediction(
@@ -251,18 +250,26 @@ def score_policy(
             )
             for inst, gen in zip(instances, generations)
         ]
-        report = grade_predictions(
-            cfg.eval, instances, predictions, out_dir if k == 1 else out_dir / f"sample-{n + 1}", mapper=mapper
-        )
-        rounds.append(
-            {
-                i.instance_id: outcome_of(report.results[i.instance_id], projects[i.instance_id])
-                for i in instances
-                if i.instance_id in report.results
-            }
-        )
-    outcomes = tuple(rounds[0].values()) if k == 1 else attempts_of(rounds)
+        report = grade_predictions(cfg.eval, instances, predictions, where, mapper=mapper)
+        return {
+            i.instance_id: outcome_of(report.results[i.instance_id], projects[i.instance_id])
+            for i in instances
+            if i.instance_id in report.results
+        }
+
+    outcomes = _rounds(cfg, out_dir, answer)
     return SplitScores(split=split, cache_key=key, outcomes=outcomes, cpu_seconds=cpu_seconds() - started)
+
+
+def _rounds(
+    cfg: Config, out_dir: Path, play: Callable[[int | None, Path], dict[str, InstanceOutcome]]
+) -> tuple[InstanceOutcome, ...]:
+    """`play(seed, folder)` once deterministic (seed None, in out_dir), or `promote.samples` times sampled with the
+    seeds both models get (`sample_seed`, in `out_dir/sample-<n>/`), the rounds folded by `attempts_of`."""
+    k = cfg.promote.samples
+    if k == 1:
+        return tuple(play(None, out_dir).values())
+    return attempts_of([play(sample_seed(cfg, n), out_dir / f"sample-{n + 1}") for n in range(k)])
 
 
 def sample_seed(cfg: Config, n: int) -> int:
@@ -335,11 +342,8 @@ def _episode_outcomes(
     single answer gets), or `promote.samples` sampled ones with the seeds both models get, each submitted diff
     graded by the harness; trajectories under out_dir (`sample-<n>/` for each sampled round)."""
     projects = {r["instance_id"]: r["repo"] for r in records}
-    k = cfg.promote.samples
-    rounds: list[dict[str, InstanceOutcome]] = []
-    for n in range(k):
-        seed = None if k == 1 else sample_seed(cfg, n)
-        where = out_dir if k == 1 else out_dir / f"sample-{n + 1}"
+
+    def episodes(seed: int | None, where: Path) -> dict[str, InstanceOutcome]:
         report = agent_episodes(
             cfg, policy.path, f"{policy.name}@{policy.version}", instances, where, mapper, seed=seed
         )
@@ -356,8 +360,9 @@ def _episode_outcomes(
                 outcome=ep["outcome"],
                 turns=int(ep["turns"]),
             )
-        rounds.append(outcomes)
-    return tuple(rounds[0].values()) if k == 1 else attempts_of(rounds)
+        return outcomes
+
+    return _rounds(cfg, out_dir, episodes)
 
 
 def _grade_all(

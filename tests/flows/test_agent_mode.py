@@ -154,3 +154,37 @@ def test_the_evaluate_stage_is_charged_what_its_workers_spent(small_world):
     assert len(episodes) == sum(s.n for s in evaluation.candidate_splits.values()) > 0
     spent = sum(e["cpu_seconds"] for e in episodes)  # measured in the workers, episode by episode
     assert spent > 0 and evaluation.cpu_seconds >= spent
+
+
+def test_the_gate_samples_k_single_answers_with_the_seeds_both_sides_get(small_world, tmp_path):
+    # promote.samples for a policy that answers once (agent.enabled false): K sampled answers per instance, a round
+    # each under sample-<n>/, the same rounds for any model graded with the same settings
+    cfg = small_world.model_copy(
+        update={
+            "agent": small_world.agent.model_copy(update={"enabled": False}),
+            "policy": small_world.policy.model_copy(update={"max_new_tokens": 64}),
+            "promote": small_world.promote.model_copy(update={"samples": 2}),
+            # one draw an answer, as it came: the edit check's choice among draws can pick the same edit twice
+            "scaffold": small_world.scaffold.model_copy(update={"check_edits": False, "visible_tests": False}),
+        }
+    )
+    decide, sets, _ = graded_sets(cfg)
+    records = sets[decide][:2]
+    policy = Policy(base_policy_dir(cfg), name="postgame-policy", version="base", settings=cfg.policy)
+
+    def answers(out):
+        scores = score_policy(cfg, policy, records, out, split=decide, key=cache_key(cfg, decide, records))
+        rounds = [
+            {
+                rec["instance_id"]: (out / f"sample-{n}" / rec["instance_id"] / "patch.diff").read_text()
+                for rec in records
+            }
+            for n in (1, 2)
+        ]
+        return scores, rounds
+
+    scores, rounds = answers(tmp_path / "a")
+    assert scores.attempts == 2 and all(o.attempts == 2 and o.solved in (0, 1, 2) for o in scores.outcomes)
+    assert rounds[0] != rounds[1]  # each round draws with a seed of its own
+    again, rounds_again = answers(tmp_path / "b")  # the other side of a pair: the same seeds, the same draws
+    assert rounds_again == rounds and [o.solved for o in again.outcomes] == [o.solved for o in scores.outcomes]
