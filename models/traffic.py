@@ -78,7 +78,7 @@ def _agent_play(cfg: Config, policy, *, seed: int):
 
     factory = policy_factory(cfg, policy.path, f"{policy.name}@{policy.version}", greedy=False, seed=seed)
 
-    def play(instances, prompts):
+    def play(instances, prompts, progress=None):
         return play_episodes(
             instances,
             factory,
@@ -87,6 +87,7 @@ def _agent_play(cfg: Config, policy, *, seed: int):
             repos_dir=None,
             runner=cfg.runner,
             contexts={i.instance_id: p for i, p in zip(instances, prompts)},
+            progress=progress,
         )
 
     return play

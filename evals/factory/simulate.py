@@ -267,7 +267,13 @@ def _plant(messages: list[dict], secret: str) -> list[dict]:
     return out + [{"role": "tool", "name": "run_tests", "content": secret}]
 
 
-Play = Callable[[list[Instance], list[str]], list[dict]]  # tasks, prompts -> trajectory records (evals.agent)
+class Play(Protocol):
+    """Episodes of the tasks (evals.agent): their trajectory records in task order; `progress(instance id, 1)` as each
+    one finishes."""
+
+    def __call__(
+        self, tasks: list[Instance], prompts: list[str], progress: Callable[[str, int], None] | None = None
+    ) -> list[dict]: ...
 
 
 def simulate(
@@ -305,16 +311,18 @@ def simulate(
     chosen = [tasks[rng.randrange(len(tasks))] for _ in range(sessions)]
     stamps = sorted(first + timedelta(seconds=int(rng.uniform(0, span))) for _ in range(sessions))
 
-    # 1. the policy answers, a batch at a time (or plays an episode); 2. the harness grades what it answered.
+    # 1. the policy answers, a batch at a time (or plays every episode); 2. the harness grades what it answered.
     prompts = [render_prompt(inst, files_for(inst), context=prompt_context) for inst in chosen]
-    if play is not None:
-        played: list[_Session] = []
-        for i in range(0, sessions, settings.batch_size):
-            tell(f"playing sessions {i + 1}-{min(i + settings.batch_size, sessions)}", 0)
-            records = play(list(chosen[i : i + settings.batch_size]), prompts[i : i + settings.batch_size])
-            played += [episode_session(r) for r in records]
-            tell(f"{len(played)} played", len(records))
-        logged = played
+    if play is not None:  # all at once: one pool of workers, none idle at a batch's end waiting for its last episode
+        done = 0
+
+        def played_one(_instance_id: str, n: int) -> None:
+            nonlocal done
+            done += n
+            tell(f"{done} played", n)
+
+        tell(f"playing sessions 1-{sessions}", 0)
+        logged = [episode_session(r) for r in play(list(chosen), prompts, progress=played_one)]
     else:
         assert attempt is not None and grade is not None, "simulate needs attempt and grade, or play"
         generations: list[GenerationLike] = []

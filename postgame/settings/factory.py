@@ -54,7 +54,12 @@ class SimulatorSettings(BaseModel):
         le=1,
         description="Share of sessions whose tool output leaks a fake secret (AWS key, GitHub token, private key, bearer token, password in URL, e-mail).",
     )
-    batch_size: int = Field(8, ge=1, description="Prompts given to the policy per generate() call.")
+    batch_size: int = Field(
+        8,
+        ge=1,
+        description="Prompts given to a single-answer policy per generate() call (an agent's episodes are all "
+        "handed to the runner at once).",
+    )
     usd_per_1k_tokens: float = Field(
         0.0, ge=0, description="Price per 1k tokens added to the CPU-time cost of a session."
     )

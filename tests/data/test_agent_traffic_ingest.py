@@ -25,11 +25,12 @@ RUN = {"tool": "run_tests", "args": {}}
 SUBMIT = {"tool": "submit", "args": {}}
 
 
-def test_agent_episodes_are_logged_as_v2_ingested_and_curated_with_their_tool_calls(home, tmp_path):
-    tiny = calc_instance(tmp_path)
-    script = Script((RUN, GOLD, RUN, SUBMIT))
+def _player(tiny, script: Script, calls: list[int] | None = None):
+    """The simulator's `play`: the script's episodes in the sandbox, serially; each call's size noted in `calls`."""
 
-    def play(instances, prompts):
+    def play(instances, prompts, progress=None):
+        if calls is not None:
+            calls.append(len(instances))
         return play_episodes(
             instances,
             script,
@@ -38,8 +39,15 @@ def test_agent_episodes_are_logged_as_v2_ingested_and_curated_with_their_tool_ca
             repos_dir=tiny.repos_dir,
             runner=RunnerSettings(kind="serial"),
             contexts={i.instance_id: p for i, p in zip(instances, prompts)},
+            progress=progress,
         )
 
+    return play
+
+
+def test_agent_episodes_are_logged_as_v2_ingested_and_curated_with_their_tool_calls(home, tmp_path):
+    tiny = calc_instance(tmp_path)
+    play = _player(tiny, Script((RUN, GOLD, RUN, SUBMIT)))
     logs = LocalStore(tmp_path / "logs")
     knobs = SimulatorSettings(secret_rate=1.0)
     summary = simulate(
@@ -74,3 +82,28 @@ def test_agent_episodes_are_logged_as_v2_ingested_and_curated_with_their_tool_ca
     assert json.loads(calls[1]["arguments"]) == GOLD["args"]
     answered = {m["tool_call_id"] for m in messages if m["role"] == "tool"}
     assert answered == {c["id"] for m in messages if m.get("tool_calls") for c in m["tool_calls"]}
+
+
+def test_a_round_of_agent_traffic_is_played_in_one_call_with_progress_per_episode(tmp_path):
+    # one call, so one pool of workers for the whole round (a pool per batch of 8 started 12 pools a demo round, each
+    # importing torch and loading the model, and left a worker idle at each batch's end: 1.47x the wall time,
+    # BENCHMARKS.md "Session 36"); the bar still moves episode by episode
+    tiny = calc_instance(tmp_path)
+    calls: list[int] = []
+    ticks: list[int] = []
+    play = _player(tiny, Script((GOLD, SUBMIT)), calls)
+
+    summary = simulate(
+        [tiny.instance],
+        None,
+        None,
+        sessions=3,
+        store=LocalStore(tmp_path / "logs"),
+        settings=SimulatorSettings(batch_size=1),
+        play=play,
+        now=datetime(2026, 12, 1, 12, tzinfo=UTC),
+        files_for=lambda inst: dict(tiny.base_files),
+        progress=lambda text, n: ticks.append(n),
+    )
+    assert calls == [3] and summary.outcomes == {"resolved": 3}
+    assert ticks.count(1) == 3 and sum(ticks) == 3
