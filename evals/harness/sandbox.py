@@ -300,16 +300,24 @@ def startup_sources() -> list[Path]:
     """The sources this Python imports as it starts in isolated mode, as the sandbox starts it: the stdlib's, and
     what the venv's `.pth` files hook in (an editable install's finder, setuptools' distutils shim)."""
     script = "import json, sys; print(json.dumps([getattr(m, '__file__', None) for m in list(sys.modules.values())]))"
-    done = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=60)
-    if done.returncode != 0:
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=60)
+        files = json.loads(done.stdout.splitlines()[-1]) if done.returncode == 0 and done.stdout.strip() else []
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        log.debug("no start-up sources: %s", exc)
         return []
-    return [Path(f) for f in json.loads(done.stdout) if f and f.endswith(".py")]
+    return [Path(f) for f in files if isinstance(f, str) and f.endswith(".py")]
 
 
 @functools.cache
 def compile_runner() -> int:
-    """`compile_sources(runner_sources())`, once per process: the bytecode the sandboxed runs read."""
-    return compile_sources(runner_sources())
+    """`compile_sources(runner_sources())`, once per process: the bytecode the sandboxed runs read. It only saves
+    time, so nothing it meets stops a run: whatever fails is logged and left (the runs compile in memory)."""
+    try:
+        return compile_sources(runner_sources())
+    except Exception as exc:  # noqa: BLE001 - an odd distribution's metadata must not stop the harness
+        log.debug("runner bytecode not written: %s", exc)
+        return 0
 
 
 def compile_sources(sources: list[Path]) -> int:

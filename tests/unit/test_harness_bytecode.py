@@ -120,3 +120,20 @@ def test_every_module_a_sandboxed_run_imports_from_the_venv_is_a_runner_source(t
     assert outside <= sources, sorted(outside - sources)
     stale = [f for f in outside if not sandbox._current(Path(f), Path(importlib.util.cache_from_source(f)))]
     assert not stale  # the run found them compiled (it runs with -B: it could not have written them)
+
+
+def test_what_goes_wrong_writing_the_bytecode_never_stops_a_run(monkeypatch):
+    def unreadable_metadata(*args, **kwargs):
+        raise ValueError("Requires-Dist: not a requirement")
+
+    def hung(*args, **kwargs):
+        raise subprocess.TimeoutExpired("python", 60)
+
+    monkeypatch.setattr(sandbox, "runner_sources", unreadable_metadata)
+    sandbox.compile_runner.cache_clear()
+    try:
+        assert sandbox.compile_runner() == 0
+    finally:
+        sandbox.compile_runner.cache_clear()
+    monkeypatch.setattr(sandbox.subprocess, "run", hung)
+    assert sandbox.startup_sources() == []
