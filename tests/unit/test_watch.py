@@ -126,15 +126,20 @@ def test_ingest_watch_polls_until_stopped_and_reads_nothing_itself(world):
         stderr=subprocess.STDOUT,
         text=True,
     )
+    lines: list[str] = []  # read as they come: the watcher prints its line after the event reached the server
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
+    reader.start()
     try:
         _wait(lambda: server.objects() == [1])
         (logs / "b.jsonl").write_text("{}\n")
         _wait(lambda: server.objects() == [1, 1])
+        _wait(lambda: sum("new log object(s)" in line for line in lines) == 2)
         assert proc.poll() is None  # still polling
     finally:
         proc.terminate()
-        out = proc.communicate(timeout=30)[0]
-    assert out.count("new log object(s)") == 2
+        proc.wait(timeout=30)
+        reader.join(timeout=30)
+    assert sum("new log object(s)" in line for line in lines) == 2
     assert not list(cfg.home.rglob("manifest.json"))  # the cycle ingests; the watcher only announces
 
 
